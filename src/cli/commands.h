@@ -1,0 +1,36 @@
+// The `ekb` subcommands. Each add_*_command registers its options and its callback on the app.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "suite/suite.h"
+
+namespace ekb::cli {
+
+// State shared by the subcommands: global options and the suite, loaded on first use.
+class Context {
+ public:
+  std::string suite_dir = suite::Suite::default_dir();
+  const suite::Suite& suite();
+  // The workload named `full_name`, or a thrown UsageError with the nearest name as a hint.
+  suite::WorkloadEntry workload(const std::string& full_name);
+
+ private:
+  std::unique_ptr<suite::Suite> suite_;
+};
+
+// A mistake in what the user asked for (unknown name, bad option value): exit code 2.
+class UsageError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void add_list_command(CLI::App& app, Context& ctx);
+void add_show_command(CLI::App& app, Context& ctx);
+void add_validate_command(CLI::App& app, Context& ctx);
+void add_prompt_command(CLI::App& app, Context& ctx);
+
+// Set by a command whose work found problems (e.g. validate): the process exit code.
+extern int g_exit_code;
+
+}  // namespace ekb::cli

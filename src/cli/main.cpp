@@ -1,0 +1,50 @@
+// ekb: the EdgeKernelBench command line.
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+
+namespace ekb::cli {
+
+int g_exit_code = 0;
+
+const suite::Suite& Context::suite() {
+  if (!suite_) suite_ = std::make_unique<suite::Suite>(suite::Suite::load(suite_dir));
+  return *suite_;
+}
+
+suite::WorkloadEntry Context::workload(const std::string& full_name) {
+  auto w = suite().find_workload(full_name);
+  if (!w) throw UsageError(suite().unknown_workload_message(full_name));
+  return *w;
+}
+
+}  // namespace ekb::cli
+
+int main(int argc, char** argv) {
+  using namespace ekb::cli;
+  CLI::App app{"EdgeKernelBench: are generated kernels correct and fast on edge backends?", "ekb"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("ekb 0.1"));
+  Context ctx;
+  app.add_option("--suite", ctx.suite_dir,
+                 "Load the suite from this directory instead of the copy built into ekb "
+                 "(default: $EKB_SUITE)")
+      ->check(CLI::ExistingDirectory);
+  add_list_command(app, ctx);
+  add_show_command(app, ctx);
+  add_validate_command(app, ctx);
+  add_prompt_command(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "ekb: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ekb: error: %s\n", e.what());
+    return 1;
+  }
+  return g_exit_code;
+}

@@ -1,0 +1,143 @@
+#include "suite/task_statement.h"
+
+#include <fmt/core.h>
+
+#include "codegen/signature.h"
+#include "eval/tolerance.h"
+#include "ir/printer.h"
+
+namespace ekb::suite {
+
+namespace {
+
+using codegen::Target;
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string tensor_table(const ir::Instance& inst, Target target) {
+  std::string out = "| tensor | role | element type | shape (row-major, contiguous) | input values |\n"
+                    "|---|---|---|---|---|\n";
+  for (const auto& t : inst.tensors) {
+    if (t.decl->role == ir::TensorRole::Temp) continue;
+    std::string domain = "";
+    if (t.decl->role == ir::TensorRole::Input) {
+      switch (t.decl->domain.kind) {
+        case ir::DomainKind::Range:
+          domain = "uniform in [" + ir::print_expr(*t.decl->domain.lo) + ", " +
+                   ir::print_expr(*t.decl->domain.hi) + "]";
+          break;
+        case ir::DomainKind::Spd: domain = "symmetric positive definite"; break;
+        case ir::DomainKind::Default: domain = "random over the type's default range"; break;
+      }
+    }
+    out += fmt::format("| `{}` | {} | `{}` ({}) | {} | {} |\n", t.decl->name, ir::role_name(t.decl->role),
+                       codegen::element_type_name(t.type, target), ir::scalar_type_name(t.type),
+                       shape_text(t.shape), domain);
+  }
+  return out;
+}
+
+std::string tolerance_text(const ir::Instance& inst) {
+  std::string out;
+  for (const auto& t : inst.tensors) {
+    if (t.decl->role != ir::TensorRole::Output) continue;
+    eval::Tolerance tol = eval::tolerance_for(t.type);
+    if (tol.exact())
+      out += fmt::format("- `{}` ({}): must equal the reference exactly.\n", t.decl->name,
+                         ir::scalar_type_name(t.type));
+    else
+      out += fmt::format("- `{}` ({}): |out - ref| <= {:g} * |ref| + {:g} * rms(ref) for every element.\n",
+                         t.decl->name, ir::scalar_type_name(t.type), tol.rtol, tol.atol_rms);
+  }
+  return out;
+}
+
+std::string backend_rules(Target target) {
+  switch (target) {
+    case Target::Cpu:
+      return "- One C or C++ translation unit defining `ekb_main` with C linkage (in C++, declare it\n"
+             "  `extern \"C\"`). It is compiled by clang with `-O3 -march=native -fopenmp` into a shared\n"
+             "  object; `ekb_abi.h` is included before your code, so `ekb_f16`, `ekb_bf16` and their\n"
+             "  conversion helpers are available. OpenMP, SIMD intrinsics and the C/C++ standard\n"
+             "  libraries may be used; no other libraries.\n"
+             "- Do not define `main`, print, read files, or use the network.\n";
+    case Target::Cuda:
+      return "- One `.cu` file defining the host function `ekb_main` with C linkage. All pointers are\n"
+             "  device memory. Enqueue all work on `stream` (no other stream, no device-wide\n"
+             "  synchronization, no cudaMalloc/cudaFree); the harness synchronizes and times the stream\n"
+             "  with CUDA events. Compiled by nvcc for the GPU's architecture; `__half` and\n"
+             "  `__nv_bfloat16` come from cuda_fp16.h and cuda_bf16.h, which are included.\n";
+    case Target::OpenCL:
+      return "- OpenCL C 1.2 kernels followed by a launch description in a comment, one line per kernel\n"
+             "  launch, run in order on one in-order queue:\n"
+             "      /* ekb-launch\n"
+             "      kernel NAME global=[G0, G1] local=[L0, L1] args=[x, y, R, C]\n"
+             "      */\n"
+             "  Sizes are integer expressions of the parameters (e.g. `global=[(R+63)/64*64]`);\n"
+             "  `local` may be omitted. `args` names tensors and parameters in the kernel's order;\n"
+             "  parameters are passed as `long`. `half` needs `#pragma OPENCL EXTENSION cl_khr_fp16 : enable`.\n";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string task_statement(const WorkloadEntry& w, const ir::Instance& inst, Target target) {
+  const ir::Pattern& p = inst.pattern();
+  std::string bindings;
+  for (const auto& b : w.workload->bindings)
+    bindings += (bindings.empty() ? "" : ", ") + b.name + " = " +
+                (b.is_type ? b.type_name : std::to_string(b.int_value));
+  std::string params;
+  for (const auto& prm : p.params)
+    params += (params.empty() ? "" : ", ") + fmt::format("`{}` = {}", prm.name, inst.params.at(prm.name));
+
+  std::string out;
+  out += fmt::format("# Task: a fast {} kernel for `{}` on the `{}` backend\n\n",
+                     codegen::source_language(target), w.full_name(), codegen::target_name(target));
+  out += "## What to compute\n\n";
+  if (!p.summary.empty()) out += p.summary + "\n";
+  out += fmt::format("Origin: {}.\n\n", p.source);
+  out += "The EdgeKernelBench IR program below defines the result exactly. Each statement defines a\n"
+         "tensor element by element: `y[r, c] = ...` holds for every index in the tensor's shape;\n"
+         "`for` statements run in order, as written (recurrences). `sum/max/min/prod(k in a..b: e)`\n"
+         "reduce over the half-open range [a, b); `pad(x, v)[...]` reads v out of bounds, `edge(x)`\n"
+         "clamps indices, `mirror(x)` reflects them. Integer `/` and `%` round toward negative\n"
+         "infinity; integer arithmetic wraps at its type's width; `sat(T, e)` saturates; `requant`,\n"
+         "`rdmulh` and `rshift` are TFLite's fixed-point requantization. `temp` tensors are\n"
+         "intermediates: you may compute them any way you like, or not at all.\n\n";
+  out += "```ekb\n" + ir::print_pattern(p) + "```\n\n";
+  out += fmt::format("This workload binds {}.\n\n", bindings);
+  out += "## Tensors\n\n" + tensor_table(inst, target) + "\n";
+  out += "## Interface\n\n";
+  out += fmt::format("```{}\n{}\n```\n\n", codegen::code_fence_language(target),
+                     codegen::kernel_signature(inst, target));
+  out += fmt::format("Inputs, then outputs, in the order above, then the parameters {} as 64-bit integers.\n",
+                     params.empty() ? std::string("(none)") : params);
+  out += backend_rules(target);
+  out += "- Inputs are read-only. Write every element of every output on every call; outputs hold\n"
+         "  garbage (NaN) before each call. Keep no state between calls.\n"
+         "- Scratch memory is declared, not allocated: define `int64_t ekb_scratch_bytes(<the same\n"
+         "  int64_t parameters>)` and add a final `void* scratch` parameter to `ekb_main`; the harness\n"
+         "  passes that many bytes, 64-byte aligned.\n"
+         "- A solution for this workload may assume these parameter values; a solution for the whole\n"
+         "  pattern is also run on held-out shapes and must handle any valid values.\n\n";
+  out += "## How it is judged\n\n"
+         "Correctness: several trials with fresh random inputs drawn as in the table, plus edge cases,\n"
+         "compared with a reference computed in double precision:\n";
+  out += tolerance_text(inst);
+  out += "Inputs must be unchanged afterwards, and correctness is checked again after timing with\n"
+         "inputs never seen before. Code runs in a sandboxed process with time and memory limits.\n\n"
+         "Speed: the median of repeated timed runs (caches flushed between runs), compared with the\n"
+         "baseline compiled from the same IR and measured in the same session. The score is the\n"
+         "speedup over the baseline; only correct kernels count.\n\n";
+  out += fmt::format("## Answer\n\nReply with one ```{} code block holding the complete source file.\n",
+                     codegen::code_fence_language(target));
+  return out;
+}
+
+}  // namespace ekb::suite
