@@ -9,5 +9,5 @@ echo
 echo "== ekb list --size micro (the embedded suite's MCU-sized workloads)"
 build/ekb list --size micro
 echo
-echo "== ekb show graph.kws_dscnn/mlperf_tiny_f32"
-build/ekb show graph.kws_dscnn/mlperf_tiny_f32
+echo "== ekb show graph.kws_dscnn/kws_49x10x1"
+build/ekb show graph.kws_dscnn/kws_49x10x1
