@@ -1,0 +1,203 @@
+#include "ir/tensor_data.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace ekb::ir {
+
+TensorData::TensorData(ScalarType t, std::vector<int64_t> s) : type(t), shape(std::move(s)) {
+  int64_t n = num_elements();
+  if (ir::is_float(t))
+    f.assign(static_cast<size_t>(n), 0.0);
+  else
+    i.assign(static_cast<size_t>(n), 0);
+}
+
+int64_t TensorData::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+namespace {
+
+// Rounds v to a binary format with `p` significand bits (implicit bit included), minimum normal
+// exponent `emin` and maximum exponent `emax`: ties to even, overflow gives inf, NaN and inf pass
+// through. Exact integer arithmetic on the double's bits.
+double round_format(double v, int p, int emin, int emax) {
+  uint64_t u;
+  std::memcpy(&u, &v, 8);
+  const uint64_t sign = u >> 63;
+  const uint64_t a = u & ~(uint64_t{1} << 63);
+  const int biased = static_cast<int>(a >> 52);
+  if (biased == 0x7FF || a == 0) return v;      // inf, NaN, +-0
+  if (biased == 0) return sign ? -0.0 : 0.0;    // f64 subnormal: far below every target's range
+  const int e = biased - 1023;                  // v = m * 2^(e - 52), m has 53 bits
+  const uint64_t m = (a & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
+  int keep = p - 1;                             // fraction bits kept
+  if (e < emin) keep -= emin - e;               // subnormal in the target format
+  const int drop = 52 - keep;
+  uint64_t q = 0;
+  if (drop < 64) {
+    q = m >> drop;
+    const uint64_t rem = m & ((uint64_t{1} << drop) - 1);
+    const uint64_t half = uint64_t{1} << (drop - 1);
+    if (rem > half || (rem == half && (q & 1))) ++q;
+  }
+  double r = std::ldexp(static_cast<double>(q), e - keep);
+  if (e >= emax && r > (2.0 - std::ldexp(1.0, 1 - p)) * std::ldexp(1.0, emax))
+    r = std::numeric_limits<double>::infinity();
+  return sign ? -r : r;
+}
+
+double round_f16(double v) { return round_format(v, 11, -14, 15); }
+double round_bf16(double v) { return round_format(v, 8, -126, 127); }
+
+}  // namespace
+
+uint16_t f16_bits(double v) {
+  uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  if (std::isnan(v)) return 0x7E00;
+  double r = std::fabs(round_f16(v));
+  if (std::isinf(r)) return sign | 0x7C00;
+  if (r == 0) return sign;
+  if (r < std::ldexp(1.0, -14)) {  // subnormal: multiples of 2^-24
+    return sign | static_cast<uint16_t>(std::ldexp(r, 24));
+  }
+  int e = 0;
+  double m = std::frexp(r, &e);  // r = m * 2^e, m in [0.5, 1)
+  uint16_t exp_field = static_cast<uint16_t>(e - 1 + 15);
+  uint16_t mant = static_cast<uint16_t>(std::ldexp(m * 2 - 1, 10));
+  return sign | static_cast<uint16_t>(exp_field << 10) | mant;
+}
+
+double f16_value(uint16_t bits) {
+  double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  int exp_field = (bits >> 10) & 0x1F;
+  int mant = bits & 0x3FF;
+  if (exp_field == 0x1F)
+    return mant ? std::numeric_limits<double>::quiet_NaN()
+                : sign * std::numeric_limits<double>::infinity();
+  if (exp_field == 0) return sign * std::ldexp(static_cast<double>(mant), -24);
+  return sign * std::ldexp(1.0 + mant / 1024.0, exp_field - 15);
+}
+
+uint16_t bf16_bits(double v) {
+  if (std::isnan(v)) return std::signbit(v) ? 0xFFC0 : 0x7FC0;
+  float r = static_cast<float>(round_bf16(v));  // exact: a bf16 value is a float value
+  uint32_t u;
+  std::memcpy(&u, &r, 4);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+double bf16_value(uint16_t bits) {
+  uint32_t u = static_cast<uint32_t>(bits) << 16;
+  float r;
+  std::memcpy(&r, &u, 4);
+  return r;
+}
+
+double round_to_type(ScalarType t, double v) {
+  switch (t) {
+    case ScalarType::F16: return round_f16(v);
+    case ScalarType::BF16: return round_bf16(v);
+    case ScalarType::F32: return static_cast<double>(static_cast<float>(v));
+    default: return v;
+  }
+}
+
+double next_up(ScalarType t, double v) {
+  if (std::isnan(v) || v == std::numeric_limits<double>::infinity()) return v;
+  switch (t) {
+    case ScalarType::F16: {
+      if (v == 0) return f16_value(1);
+      uint16_t b = f16_bits(v);
+      return f16_value(v > 0 ? b + 1 : b - 1);
+    }
+    case ScalarType::BF16: {
+      if (v == 0) return bf16_value(1);
+      uint16_t b = bf16_bits(v);
+      return bf16_value(v > 0 ? b + 1 : b - 1);
+    }
+    case ScalarType::F32:
+      return std::nextafter(static_cast<float>(v), std::numeric_limits<float>::infinity());
+    default: return std::nextafter(v, std::numeric_limits<double>::infinity());
+  }
+}
+
+double next_down(ScalarType t, double v) { return -next_up(t, -v); }
+
+namespace {
+void put_le(std::vector<uint8_t>& out, uint64_t v, int bytes) {
+  for (int b = 0; b < bytes; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
+}
+uint64_t get_le(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int b = 0; b < bytes; ++b) v |= static_cast<uint64_t>(p[b]) << (8 * b);
+  return v;
+}
+}  // namespace
+
+std::vector<uint8_t> to_bytes(const TensorData& t) {
+  int64_t n = t.num_elements();
+  int bs = t.type == ScalarType::Index ? 8 : byte_size(t.type);
+  std::vector<uint8_t> out;
+  out.reserve(static_cast<size_t>(n * bs));
+  bool fl = t.is_float();
+  if (fl ? static_cast<int64_t>(t.f.size()) != n : static_cast<int64_t>(t.i.size()) != n)
+    throw std::runtime_error("to_bytes: tensor data does not match its shape");
+  for (int64_t k = 0; k < n; ++k) {
+    switch (t.type) {
+      case ScalarType::F16: put_le(out, f16_bits(t.f[k]), 2); break;
+      case ScalarType::BF16: put_le(out, bf16_bits(t.f[k]), 2); break;
+      case ScalarType::F32: {
+        float x = static_cast<float>(t.f[k]);
+        uint32_t u;
+        std::memcpy(&u, &x, 4);
+        put_le(out, u, 4);
+        break;
+      }
+      case ScalarType::F64: {
+        uint64_t u;
+        std::memcpy(&u, &t.f[k], 8);
+        put_le(out, u, 8);
+        break;
+      }
+      default:
+        put_le(out, static_cast<uint64_t>(wrap_int(t.type, t.i[k])), bs);
+        break;
+    }
+  }
+  return out;
+}
+
+TensorData from_bytes(ScalarType type, std::vector<int64_t> shape, const uint8_t* data,
+                      size_t size) {
+  TensorData t(type, std::move(shape));
+  int64_t n = t.num_elements();
+  int bs = type == ScalarType::Index ? 8 : byte_size(type);
+  if (static_cast<int64_t>(size) != n * bs)
+    throw std::runtime_error("from_bytes: buffer size does not match the tensor's shape and type");
+  for (int64_t k = 0; k < n; ++k) {
+    const uint8_t* p = data + k * bs;
+    uint64_t u = get_le(p, bs);
+    switch (type) {
+      case ScalarType::F16: t.f[k] = f16_value(static_cast<uint16_t>(u)); break;
+      case ScalarType::BF16: t.f[k] = bf16_value(static_cast<uint16_t>(u)); break;
+      case ScalarType::F32: {
+        uint32_t w = static_cast<uint32_t>(u);
+        float x;
+        std::memcpy(&x, &w, 4);
+        t.f[k] = x;
+        break;
+      }
+      case ScalarType::F64: std::memcpy(&t.f[k], &u, 8); break;
+      default: t.i[k] = wrap_int(type, static_cast<int64_t>(u)); break;
+    }
+  }
+  return t;
+}
+
+}  // namespace ekb::ir
