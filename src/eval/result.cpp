@@ -1,0 +1,38 @@
+#include "eval/result.h"
+
+#include <array>
+#include <utility>
+
+namespace ekb::eval {
+
+namespace {
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 13> kNames{{
+    {ErrorKind::None, "none"},
+    {ErrorKind::Compile, "compile"},
+    {ErrorKind::Load, "load"},
+    {ErrorKind::Crash, "crash"},
+    {ErrorKind::Exit, "exit"},
+    {ErrorKind::Timeout, "timeout"},
+    {ErrorKind::Memory, "memory"},
+    {ErrorKind::Mismatch, "mismatch"},
+    {ErrorKind::UnwrittenOutput, "unwritten_output"},
+    {ErrorKind::InputModified, "input_modified"},
+    {ErrorKind::AsyncWrite, "async_write"},
+    {ErrorKind::Nondeterministic, "nondeterministic"},
+    {ErrorKind::Internal, "internal"},
+}};
+}  // namespace
+
+std::string_view error_kind_name(ErrorKind k) {
+  for (const auto& [kind, name] : kNames)
+    if (kind == k) return name;
+  return "internal";
+}
+
+std::optional<ErrorKind> parse_error_kind(std::string_view s) {
+  for (const auto& [kind, name] : kNames)
+    if (name == s) return kind;
+  return std::nullopt;
+}
+
+}  // namespace ekb::eval

@@ -1,0 +1,62 @@
+// One evaluated candidate: what the evaluator produces, what the results database stores and what
+// the metrics read (DESIGN §5). Shared vocabulary of src/eval, src/results and the CLI.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ekb::eval {
+
+// Why a candidate failed. The string forms are the `error` kinds of the results JSON.
+enum class ErrorKind {
+  None,
+  Compile,          // the compiler rejected the source (or the IR solution did not lower)
+  Load,             // the artifact did not load, or lacks ekb_main / has the wrong scratch symbols
+  Crash,            // killed by a signal (segfault, abort, illegal instruction, ...)
+  Exit,             // called exit()/_exit() inside the kernel
+  Timeout,          // ran past the time limit
+  Memory,           // exceeded the memory limit
+  Mismatch,         // outputs differ from the reference beyond the tolerance
+  UnwrittenOutput,  // some output element kept its poison value
+  InputModified,    // an input buffer changed
+  AsyncWrite,       // outputs changed after ekb_main returned (threads still writing)
+  Nondeterministic, // a timed run's outputs differ from the checked run on the same inputs
+  Internal,         // the harness itself failed (reported, never blamed on the candidate silently)
+};
+
+std::string_view error_kind_name(ErrorKind k);   // "compile", "crash", "unwritten_output", ...
+std::optional<ErrorKind> parse_error_kind(std::string_view s);
+
+struct TimeStats {
+  double median_ms = 0;
+  double p25_ms = 0;
+  double p75_ms = 0;
+  int runs = 0;           // timed runs behind the statistics
+};
+
+// The budget an evaluation spent, recorded with every result so methods compare at equal cost.
+struct EvalCost {
+  double compile_s = 0;
+  double check_s = 0;
+  double time_s = 0;
+  bool compile_cached = false;
+};
+
+struct CandidateResult {
+  std::string task;       // pattern name
+  std::string workload;   // "pattern/workload"
+  std::string backend;    // "cpu", "cuda", "opencl"
+  std::string solution;   // solution id: its path relative to the solutions dir, or "native:default"
+  int sample = 0;         // sample index when a workload has several candidates
+  bool compiled = false;
+  bool correct = false;
+  ErrorKind error = ErrorKind::None;
+  std::string message;    // human-readable detail for `error` (first mismatch, signal, compiler log excerpt)
+  std::optional<TimeStats> time;      // candidate, if correct and timed
+  std::optional<TimeStats> baseline;  // baseline, measured interleaved with the candidate
+  std::optional<double> speedup;      // baseline.median / time.median
+  double max_abs_error = 0;           // of the worst correctness trial, for diagnosis
+  EvalCost cost;
+};
+
+}  // namespace ekb::eval
