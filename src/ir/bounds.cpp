@@ -29,12 +29,13 @@ struct Affine {
 Affine constant(Interval k) { return Affine{{}, k}; }
 
 Affine plus(Affine a, const Affine& b) {
-  for (const auto& [slot, c] : b.terms) {
-    auto it = std::find_if(a.terms.begin(), a.terms.end(), [&](const auto& t) { return t.first == slot; });
+  for (const auto& term : b.terms) {
+    auto it = std::find_if(a.terms.begin(), a.terms.end(),
+                           [&](const auto& t) { return t.first == term.first; });
     if (it == a.terms.end())
-      a.terms.emplace_back(slot, c);
+      a.terms.push_back(term);
     else
-      it->second += c;
+      it->second += term.second;
   }
   a.k = add(a.k, b.k);
   return a;

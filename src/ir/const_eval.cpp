@@ -58,7 +58,8 @@ class ConstEval {
   std::optional<LetValue> eval(const Expr& e) {
     ScalarType t = type_of(e);
     switch (e.kind) {
-      case ExprKind::IntLit: return is_float(t) ? F(static_cast<double>(e.int_value)) : I(e.int_value);
+      case ExprKind::IntLit:
+        return is_float(t) ? F(static_cast<double>(e.int_value)) : I(wrap_int(t, e.int_value));
       case ExprKind::FloatLit: return F(e.float_value);
       case ExprKind::BoolLit: return I(e.bool_value ? 1 : 0);
       case ExprKind::Name: {

@@ -1,3 +1,8 @@
+// Reference values must not depend on the compiler's FMA contraction (clang contracts a * b + c
+// by default on FMA targets); GCC in ISO mode (-std=c++20) does not contract.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include "ir/inputs.h"
 
 #include <algorithm>
@@ -37,15 +42,36 @@ uint64_t Rng::next() {
 
 double Rng::uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
+namespace {
+// High and low 64 bits of a 64x64-bit product.
+inline uint64_t mul_hi_lo(uint64_t a, uint64_t b, uint64_t& lo) {
+#if defined(__SIZEOF_INT128__)
+  unsigned __int128 m = static_cast<unsigned __int128>(a) * b;
+  lo = static_cast<uint64_t>(m);
+  return static_cast<uint64_t>(m >> 64);
+#else
+  uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+  uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+  lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
+  return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+#endif
+}
+}  // namespace
+
+// Lemire's multiply-shift with rejection ("Fast random integer generation in an interval", 2019):
+// unbiased, and a division only in the rare rejection case.
 int64_t Rng::uniform_int(int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
   uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;  // 0: all 2^64
   if (range == 0) return static_cast<int64_t>(next());
-  uint64_t threshold = (0 - range) % range;  // 2^64 mod range: reject below for no bias
-  for (;;) {
-    uint64_t x = next();
-    if (x >= threshold) return static_cast<int64_t>(static_cast<uint64_t>(lo) + x % range);
+  uint64_t low;
+  uint64_t high = mul_hi_lo(next(), range, low);
+  if (low < range) {
+    uint64_t threshold = (0 - range) % range;  // 2^64 mod range
+    while (low < threshold) high = mul_hi_lo(next(), range, low);
   }
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + high);
 }
 
 uint64_t input_stream_seed(uint64_t seed, uint64_t input_index) {
@@ -111,7 +137,8 @@ Domain domain_of(const Instance& inst, const TensorInstance& t) {
 void fill_uniform(TensorData& t, const Domain& d, Rng& rng) {
   if (d.is_float) {
     for (double& v : t.f) {
-      double x = round_to_type(t.type, d.flo + (d.fhi - d.flo) * rng.uniform01());
+      double scaled = (d.fhi - d.flo) * rng.uniform01();
+      double x = round_to_type(t.type, d.flo + scaled);
       if (x > d.fhi) x = d.fhi;  // ends are representable: nudging inward is clamping
       if (x < d.flo) x = d.flo;
       v = x;

@@ -11,7 +11,8 @@
 //    nearest value of the declared type (f16/bf16/f32), then nudged one step inward if rounding
 //    left [lo, hi]. So a kernel reading the typed buffer sees exactly the value the reference uses.
 //  - `in [lo, hi]`, integer types: uniform over the integers of [ceil(lo), floor(hi)] clipped to the
-//    type's range (unbiased: rejection sampling on next()).
+//    type's range (unbiased: Lemire's multiply-shift with rejection,
+//    high 64 bits of next() * range).
 //  - no domain: floats uniform [-1, 1]; i8 [-128, 127]; u8 [0, 255]; i16, i32, i64 [-1000, 1000];
 //    bool 0/1 with probability 1/2 (integer rule on [0, 1]).
 //  - `spd` (float, shape [..., n, n]): per matrix, B with entries uniform [-1, 1] (row-major), then
@@ -38,7 +39,7 @@ class Rng {
   explicit Rng(uint64_t seed);
   uint64_t next();
   double uniform01();                           // [0, 1), 53 random bits
-  int64_t uniform_int(int64_t lo, int64_t hi);  // inclusive, unbiased
+  int64_t uniform_int(int64_t lo, int64_t hi);  // inclusive, unbiased (Lemire 2019)
 
  private:
   uint64_t s_[4];

@@ -87,7 +87,9 @@ bool bind(const Module& m, const Workload& w, Instance* inst, WorkloadDiags& wd)
 bool eval_lets(Instance& inst, WorkloadDiags& wd) {
   for (const auto& let : inst.pattern().lets) {
     auto t = type_let(inst, let, wd);
-    if (!t) return false;  // later lets may depend on this one
+    // Later lets may depend on this one; and a typing error (a literal that does not fit its
+    // type) must not reach the evaluator.
+    if (!t || wd.has_errors()) return false;
     auto v = eval_const(*let.value, inst, wd, "let '" + let.name + "'");
     if (!v) return false;
     LetValue lv;

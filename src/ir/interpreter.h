@@ -8,7 +8,7 @@
 //    after every operation. `/` and `%` are floor division and floor modulo; an integer division by
 //    zero is an error. `<<` / `>>` are arithmetic shifts of the exact value (then wrapped); a shift
 //    amount outside [0, 63] is an error.
-//  - Float `%` is the floor modulo a - b * floor(a / b) (the sign of the divisor), like integers.
+//  - (`%` on floats, which the verifier rejects, would be the floor modulo a - b * floor(a / b).)
 //  - cast: int->int wraps, float->int truncates toward zero and saturates (NaN -> 0), ->bool is
 //    `!= 0`. sat: like cast, but int->int saturates.
 //  - min/max (two-argument and reductions) propagate NaN. argmax/argmin give the first index of
@@ -16,12 +16,18 @@
 //  - select, && and || evaluate only the operand they need.
 //  - Pure definitions run over the tensor's full extent; updates run in program order, `for`
 //    ranges evaluated at loop entry, free left-hand-side variables innermost over the full extent.
-//  - Out-of-bounds reads and writes (never possible in a verified program) are errors.
-// Errors are thrown as std::runtime_error("PATTERN/WORKLOAD:LINE:COL: reference error: ...").
+//  - Out-of-bounds reads and writes are errors (a verified program has none on inputs within
+//    their declared domains; a gather through out-of-domain index data can).
+//  - rdmulh / rshift / requant: exactly gemmlowp / TFLite (ir/quant.h); rshift exponents outside
+//    [0, 31] and requant shifts outside [-31, 31] are errors.
+// Errors are thrown as std::runtime_error("FILE:LINE:COL: reference error in PATTERN/WORKLOAD: ...").
+// Transcendental functions are those of the C library (std::exp, ...): deterministic on a platform.
 //
 // Performance: each expression is compiled once into a tree of typed nodes with resolved variable
-// slots, tensor pointers and strides (affine indices are folded to coefficient lists, constant
-// subexpressions are folded, sums of products of affine loads run as strided dot loops).
+// slots, tensor pointers and strides (affine indices become at most two inline terms per dimension,
+// constant subexpressions are folded, and a sum of a product of up to four factors, each a load
+// with affine indices or a loop-invariant expression, runs its innermost range as a strided loop).
+// Calls are independent: run_reference may run concurrently on several threads.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -48,6 +54,7 @@ LetValue eval_constant(const Instance& inst, const Expr& e);
 
 // Compiled scalar expressions over named index variables, for analyses that evaluate many bounds
 // (the cost model). Expressions may read params, lets, and, when `inputs` is given, input tensors.
+// Not thread-safe: one evaluator per thread.
 class ScalarEvaluator {
  public:
   explicit ScalarEvaluator(const Instance& inst, const std::vector<TensorData>* inputs = nullptr);

@@ -154,7 +154,7 @@ class LayerChecker {
     if (v == "compute_at") return compute_at(d, st);
     if (v == "compute_inline" || v == "compute_root") {
       if (!count(d, 1, "(tensor)")) return;
-      const TensorDecl* t = producer_arg(*pos_[0]);
+      const TensorDecl* t = producer_arg(*pos_[0], st);
       if (t && v == "compute_inline") {
         if (t->role == TensorRole::Output)
           error(pos_[0]->loc, "output '" + t->name + "' cannot be inlined",
@@ -261,13 +261,15 @@ class LayerChecker {
     return &(st.stages[key] = Stage{key, tensor, ups->second[update].loops, {}});
   }
 
-  // The tensor a stage computes, as compute_at/inline/root name it (no .update(N)).
-  const TensorDecl* producer_arg(const DirectiveArg& a) {
+  // What compute_at/inline/root place: a computed tensor (not one update), or a cache buffer or
+  // rfactor stage an earlier directive created. Returns the tensor when it is a declared one.
+  const TensorDecl* producer_arg(const DirectiveArg& a, const TargetState& st) {
     if (a.kind != DirectiveArg::Kind::Name || a.text.find('.') != std::string::npos) {
       error(a.loc, "expected a tensor, found '" + arg_text(a) + "'",
             "compute_at, compute_inline and compute_root place a whole tensor, not one update");
       return nullptr;
     }
+    if (!p_.find_tensor(a.text) && (st.buffers.count(a.text) || st.stages.count(a.text))) return nullptr;
     return computed_tensor(a.text, a.loc, false);
   }
 
@@ -432,7 +434,7 @@ class LayerChecker {
 
   void compute_at(const Directive& d, TargetState& st) {
     if (!count(d, 3, "(producer, consumer, loop)")) return;
-    const TensorDecl* p = producer_arg(*pos_[0]);
+    const TensorDecl* p = producer_arg(*pos_[0], st);
     Stage* c = stage_arg(*pos_[1], st);
     if (c) loop_arg(*c, *pos_[2]);
     if (p && c && c->tensor == p->name)

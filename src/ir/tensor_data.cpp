@@ -46,7 +46,11 @@ double round_format(double v, int p, int emin, int emax) {
     const uint64_t half = uint64_t{1} << (drop - 1);
     if (rem > half || (rem == half && (q & 1))) ++q;
   }
-  double r = std::ldexp(static_cast<double>(q), e - keep);
+  // q * 2^(e - keep), exact; the exponent is within [-1022, 1023] for every target format.
+  const uint64_t pbits = static_cast<uint64_t>(e - keep + 1023) << 52;
+  double pow2;
+  std::memcpy(&pow2, &pbits, 8);
+  double r = static_cast<double>(q) * pow2;
   if (e >= emax && r > (2.0 - std::ldexp(1.0, 1 - p)) * std::ldexp(1.0, emax))
     r = std::numeric_limits<double>::infinity();
   return sign ? -r : r;

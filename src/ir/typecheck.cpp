@@ -119,7 +119,8 @@ class Typer {
     if (ty.bad) return;
     if (ty.flex != Flex::None && !compatible(ty.flex, elem)) {
       diags_.error(start_loc(e), what + " must be " + type_text(elem) + ", found " + describe(ty),
-                   is_float(elem) ? "" : "cast it: cast(" + type_text(elem) + ", ...)");
+                   elem == ScalarType::Bool ? "write true, false or a comparison"
+                                            : "cast it: cast(" + type_text(elem) + ", ...)");
       return;
     }
     ty = settle(e, ty, elem);

@@ -290,10 +290,11 @@ class PatternChecker {
     size_t mark = scope_.size();
     StageLoops stage{{}, s.loc};
     for (const auto& v : scope_) stage.loops.push_back(v.name);
-    std::vector<const Expr*> free;
+    std::vector<const Expr*> free, plain;  // plain: every free-variable index, repeats included
     for (const auto& ix : s.indices) {
       if (!ix || ix->kind != ExprKind::Name || lookup_var(ix->name)) continue;
       if (auto g = globals_.find(ix->name); g != globals_.end() && is_constant(g->second)) continue;
+      plain.push_back(ix.get());
       bool twice = std::any_of(free.begin(), free.end(),
                                [&](const Expr* f) { return f->name == ix->name; });
       if (twice)
@@ -303,7 +304,7 @@ class PatternChecker {
         free.push_back(ix.get());
     }
     for (const auto& ix : s.indices) {
-      if (std::find(free.begin(), free.end(), ix.get()) != free.end()) continue;
+      if (std::find(plain.begin(), plain.end(), ix.get()) != plain.end()) continue;
       in_lhs_index_ = true;
       check_expr(ix.get());
       in_lhs_index_ = false;

@@ -11,6 +11,7 @@
 
 #include "ir/inputs.h"
 #include "ir_test_util.h"
+#include "ir/parser.h"
 #include "ir/quant.h"
 
 namespace ekb::ir {
@@ -280,6 +281,54 @@ TEST(Interpreter, HistogramUpdates) {
   ASSERT_TRUE(l.inst) << l.diags;
   auto out = run_reference(*l.inst, {tensor_i(ScalarType::I32, {7}, {0, 3, 3, 1, 3, 0, 3})});
   EXPECT_EQ(out[0].i, (std::vector<int64_t>{2, 1, 0, 4}));
+}
+
+// Inputs outside their declared domain can make a verified gather go out of bounds: an error.
+TEST(Interpreter, OutOfBoundsAccessIsAnError) {
+  std::string text = pat("graph.gather", R"(
+  params N, B
+  input  x : i32[N] in [0, 3]
+  input  t : f32[B]
+  output h : i32[B]
+  output g : f32[N]
+  h[b] = 0
+  for i in 0..N: h[x[i]] = h[x[i]] + 1
+  g[i] = t[x[i]]
+)", "workload w { N = 3, B = 4 }\n");
+  auto l = load(text);
+  ASSERT_TRUE(l.inst) << l.diags;
+  try {
+    run_reference(*l.inst, {tensor_i(ScalarType::I32, {3}, {0, 4, 1}), TensorData(ScalarType::F32, {4})});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("out of bounds"), std::string::npos) << m;
+    EXPECT_NE(m.find("h[4]"), std::string::npos) << m;
+  }
+}
+
+TEST(Interpreter, ConstantsAndScalarEvaluator) {
+  auto l = load(kMatmul);
+  ASSERT_TRUE(l.inst) << l.diags;
+  Module m = parse_module(pat("linalg.k", R"(
+  params N
+  let H = N / 2 - 7
+  let s = 0.5 * 3.0
+  input  x : f32[N]
+  output y : f32[N]
+  y[i] = x[i] * s + cast(f32, H)
+)", "workload w { N = 10 }\n"));
+  Diagnostics d;
+  auto inst = instantiate(m, m.workloads[0], d);
+  ASSERT_TRUE(inst) << d.format();
+  EXPECT_EQ(eval_constant(*inst, *m.pattern.lets[0].value).int_value, -2);
+  LetValue s = eval_constant(*inst, *m.pattern.lets[1].value);
+  EXPECT_TRUE(s.is_float);
+  EXPECT_EQ(s.float_value, 1.5);
+  ScalarEvaluator ev(*inst);
+  // The shape expression N, evaluated with no variables.
+  int h = ev.compile(*m.pattern.tensors[0].shape[0], {});
+  EXPECT_EQ(ev.eval_int(h, nullptr), 10);
 }
 
 TEST(Interpreter, FreeVariablesInUpdatesScanRows) {

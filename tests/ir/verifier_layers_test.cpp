@@ -140,7 +140,7 @@ TEST(Layers, DirectiveErrors) {
 
 TEST(Layers, MemoryUsesTheSameTargetsScheduleLoops) {
   std::string src = with("schedule cpu {\n  split(C, i, 32, io, ii)\n}\nmemory cpu {\n  cache_write(C, io, local, Cl)\n"
-                         "  cache_read(A, C, ii, shared, As)\n  double_buffer(As)\n}\n");
+                         "  cache_read(A, C, ii, shared, As)\n  double_buffer(As)\n}\nschedule cpu {\n  compute_at(As, C, io)\n}\n");
   auto c = check(src);
   EXPECT_TRUE(c.ok) << c.text;
 }
