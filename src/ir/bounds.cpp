@@ -356,6 +356,7 @@ class BoundsChecker {
       for (const auto& r : e->ranges) {
         check(r.lo.get());
         check(r.hi.get());
+        if (e->reduce_op == ReduceOp::Argmax || e->reduce_op == ReduceOp::Argmin) check_nonempty(*e, r);
         if (!(runs = push_range(r))) break;
       }
       if (runs) check(arg(*e, 0));
@@ -363,6 +364,7 @@ class BoundsChecker {
       return;
     }
     for (const auto& a : e->args) check(a.get());
+    if (e->kind == ExprKind::Binary || e->kind == ExprKind::Call) return check_operands(*e);
     if (e->kind != ExprKind::Access) return;
     check(e->pad_value.get());
     const TensorInstance* t = inst_.tensor(e->name);
@@ -371,10 +373,52 @@ class BoundsChecker {
       if (e->args[d]) check_index(e->loc, e->name, d, *e->args[d], t->shape[d], false);
   }
 
+  // Every value e takes here: both analyses intersected (empty when e is unreachable).
+  Interval value_of(const Expr* e) {
+    Affine a = affine(e);
+    return intersect(eval(e), {bound(a, false), bound(a, true)});
+  }
+
+  // The reference rejects an empty argmax/argmin, so its range must be provably non-empty.
+  void check_nonempty(const Expr& e, const Range& r) {
+    Interval lo = eval(r.lo.get()), hi = eval(r.hi.get());
+    Affine len = plus(affine(r.hi.get()), scale(affine(r.lo.get()), -1));
+    double shortest = std::max(hi.lo - lo.hi, bound(len, false));
+    if (shortest > 0) return;
+    std::string op(reduce_op_name(e.reduce_op));
+    diags_.error(e.loc, "the range of '" + op + "' may be empty",
+                 "'" + op + "' over an empty range is an error; make sure " + r.var +
+                     "'s range always has an element");
+  }
+
+  // Shift amounts and divisors the reference rejects.
+  void check_operands(const Expr& e) {
+    auto outside = [&](const Expr* amount, double lo, double hi, const std::string& what) {
+      Interval v = value_of(amount);
+      if (v.empty() || v.within(lo, hi)) return;
+      diags_.error(e.loc, what + " may be outside " + format_interval({lo, hi}) + ": " + format_interval(v),
+                   "clamp it, or read it from an input whose declared domain is within range");
+    };
+    if (e.kind == ExprKind::Call) {
+      if (e.name == "rshift") outside(arg(e, 1), 0, 31, "the exponent of 'rshift'");
+      if (e.name == "requant") outside(arg(e, 2), -31, 31, "the shift of 'requant'");
+      return;
+    }
+    ScalarType t = type_of(e);
+    if (is_float(t) || t == ScalarType::Bool) return;
+    BinaryOp op = e.binary_op;
+    if (op == BinaryOp::Shl || op == BinaryOp::Shr) outside(arg(e, 1), 0, 63, "the shift amount");
+    if (op == BinaryOp::Div || op == BinaryOp::Mod) {
+      // A divisor that may be zero is common (counts read from data); one that always is, is a bug.
+      Interval v = value_of(arg(e, 1));
+      if (v.is_point() && v.lo == 0)
+        diags_.error(e.loc, "division by zero", "the divisor is 0 wherever this is evaluated");
+    }
+  }
+
   void check_index(SourceLoc loc, const std::string& tensor, size_t d, const Expr& ix,
                    int64_t extent, bool write) {
-    Affine a = affine(&ix);
-    Interval iv = intersect(eval(&ix), {bound(a, false), bound(a, true)});
+    Interval iv = value_of(&ix);
     double top = static_cast<double>(extent - 1);
     if (iv.empty() || iv.within(0, top)) return;
     const TensorInstance* t = inst_.tensor(tensor);

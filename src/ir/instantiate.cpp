@@ -151,16 +151,20 @@ bool eval_shapes(Instance& inst, WorkloadDiags& wd) {
 }
 
 // Input domains: constant, ordered, finite, within the element type; spd on square float
-// matrices. Returns the numeric ranges the bounds proofs use for data-dependent indices.
+// matrices over the last two axes. Returns the numeric ranges the bounds proofs use for data-dependent indices.
 std::map<std::string, Interval> check_domains(Instance& inst, WorkloadDiags& wd) {
   std::map<std::string, Interval> out;
   for (const auto& ti : inst.tensors) {
     const TensorDecl& d = *ti.decl;
     if (d.domain.kind == DomainKind::Spd) {
-      bool square = ti.shape.size() == 2 && ti.shape[0] == ti.shape[1];
+      // Symmetric positive-definite matrices over the last two axes (a batch of them when the
+      // rank is higher).
+      size_t r = ti.shape.size();
+      bool square = r >= 2 && ti.shape[r - 2] == ti.shape[r - 1];
       if (!square || !is_float(ti.type))
-        wd.error(d.loc, "'spd' needs a square 2-D float input; '" + d.name + "' is " + shape_text(ti),
-                 "a symmetric positive-definite domain describes an N x N float matrix");
+        wd.error(d.loc, "'spd' needs a float input whose last two extents are equal; '" + d.name +
+                            "' is " + shape_text(ti),
+                 "spd describes (a batch of) N x N symmetric positive-definite float matrices");
       continue;
     }
     if (d.domain.kind != DomainKind::Range || !d.domain.lo || !d.domain.hi) continue;

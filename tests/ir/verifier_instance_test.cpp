@@ -93,11 +93,19 @@ TEST(Instantiate, InputDomains) {
   EXPECT_TRUE(check(src).ok);
 }
 
-TEST(Instantiate, SpdNeedsSquareFloatMatrix) {
+TEST(Instantiate, SpdNeedsSquareFloatMatrices) {
   std::string src = pat("  params N\n  input A : f32[N, 3] spd\n  output y : f32[N]\n  y[i] = A[i, 0]");
-  EXPECT_TRUE(only_error(check(src), at(src, "A :"), "'spd' needs a square 2-D float input; 'A' is f32[8, 3]"));
+  EXPECT_TRUE(only_error(check(src), at(src, "A :"), "'spd' needs a float input whose last two extents are equal; 'A' is f32[8, 3]"));
   src = pat("  params N\n  input A : i32[N, N] spd\n  output y : i32[N]\n  y[i] = A[i, 0]");
   EXPECT_TRUE(only_error(check(src), at(src, "A :"), "'A' is i32[8, 8]"));
+  // A batch of matrices over the last two axes.
+  EXPECT_TRUE(check(pat("  params N\n  input A : f64[3, N, N] spd\n  output y : f64[N]\n  y[i] = A[0, i, i]")).ok);
+  src = pat("  params N\n  input A : f32[N] spd\n  output y : f32[N]\n  y[i] = A[i]");
+  EXPECT_TRUE(only_error(check(src), at(src, "A :"), "'A' is f32[8]"));
+  // A batch of matrices over the last two axes.
+  EXPECT_TRUE(check(pat("  params N\n  input A : f64[3, N, N] spd\n  output y : f64[N]\n  y[i] = A[0, i, i]")).ok);
+  src = pat("  params N\n  input A : f32[N] spd\n  output y : f32[N]\n  y[i] = A[i]");
+  EXPECT_TRUE(only_error(check(src), at(src, "A :"), "'A' is f32[8]"));
 }
 
 // ---- types ----
@@ -239,6 +247,26 @@ TEST(Bounds, EmptyRangesAreSkipped) {
   std::string src = pat(kIo + "  y[i] = x[i]\n  for i in N..N: y[i + 100] = x[i + 100]\n"
                               "  for i in 0..N - 8: y[i - 1] = 0.0\n  y[i] = y[i] + sum(k in 0..0: x[k + 99])");
   EXPECT_TRUE(check(src).ok) << check(src).text;
+}
+
+TEST(Bounds, ShiftAmountsDivisorsAndArgmaxRanges) {
+  std::string io = "  params N\n  input n : i32[N] in [0, 40]\n  input s : i32[N] in [-40, 0]\n  output z : i32[N]\n";
+  std::string src = pat(io + "  z[i] = (n[i] << 20) + (n[i] >> cast(i32, i)) + rshift(n[i], n[i]) + requant(n[i], n[i], s[i])",
+                        "workload w { N = 64 }");
+  auto c = check(src);
+  EXPECT_TRUE(has_error(c, at(src, "rshift"), "the exponent of 'rshift' may be outside [0, 31]: [0, 40]"));
+  EXPECT_TRUE(has_error(c, at(src, "requant"), "the shift of 'requant' may be outside [-31, 31]: [-40, 0]"));
+  EXPECT_EQ(c.items.size(), 2u) << c.text;  // << 20 and >> [0, 63] are fine
+  src = pat(io + "  z[i] = (n[i] << cast(i32, i)) + s[i]", "workload w { N = 65 }");
+  EXPECT_TRUE(only_error(check(src), at(src, "<<"), "the shift amount may be outside [0, 63]: [0, 64]"));
+  src = pat(io + "  z[i] = n[i] / (s[i] - s[i] + cast(i32, N - N)) + n[i] / s[i] + n[i] % cast(i32, N - 64)",
+            "workload w { N = 64 }");
+  c = check(src);
+  EXPECT_TRUE(has_error(c, at(src, "% cast"), "division by zero"));
+  EXPECT_EQ(c.items.size(), 1u) << c.text;  // divisors that may be zero are the reference's business
+  src = pat(io + "  output k : i64[N]\n  k[i] = argmax(j in 0..i: n[j])\n  z[i] = n[i] + s[i]\n"
+            "  for i in 1..N: k[i] = argmin(j in 0..i: n[j])");
+  EXPECT_TRUE(only_error(check(src), at(src, "argmax"), "the range of 'argmax' may be empty"));
 }
 
 TEST(Bounds, FloatIndexComputations) {
