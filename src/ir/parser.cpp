@@ -588,6 +588,24 @@ bool is_reserved_word(std::string_view word) {
   return false;
 }
 
+bool is_target_reserved_name(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      // C and C++ keywords likely to be chosen as names
+      "auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete", "do",
+      "double", "else", "enum", "explicit", "extern", "float", "goto", "if", "inline", "int", "long",
+      "new", "operator", "private", "public", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "template", "this", "typedef", "union", "unsigned",
+      "void", "volatile", "while", "asm", "friend", "namespace", "using", "virtual", "typename",
+      // CUDA and OpenCL C
+      "half", "uchar", "ushort", "uint", "ulong", "kernel", "global", "local", "constant",
+      "__global", "__local", "__kernel", "__constant", "threadIdx", "blockIdx", "blockDim", "gridDim",
+      // the ABI's own names
+      "stream", "scratch", "ekb_main", "ekb_scratch_bytes"};
+  for (auto n : kNames)
+    if (n == name) return true;
+  return name.rfind("ekb_", 0) == 0 || name.rfind("__", 0) == 0;
+}
+
 Module parse_module(std::string_view text, const std::string& file) {
   return Parser(text, file).run();
 }

@@ -13,4 +13,8 @@ Module parse_module(std::string_view text, const std::string& file = "<input>");
 // Words that cannot name a tensor, param, let, type parameter or index variable.
 bool is_reserved_word(std::string_view word);
 
+// Names that the generated C, C++, CUDA or OpenCL code cannot use for a tensor, parameter or loop
+// variable (keywords of those languages, and the ABI's own names such as `stream`, `scratch`).
+bool is_target_reserved_name(std::string_view name);
+
 }  // namespace ekb::ir

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "ir/instance.h"
+#include "ir/parser.h"  // is_target_reserved_name
 #include "ir/verify_internal.h"
 
 namespace ekb::ir {
@@ -127,6 +128,7 @@ class PatternChecker {
       return std::tie(a.g.loc.line, a.g.loc.col) < std::tie(b.g.loc.line, b.g.loc.col);
     });
     for (const auto& d : decls) {
+      check_target_name(d.name, d.g.loc);
       auto [it, fresh] = globals_.emplace(d.name, d.g);
       if (!fresh)
         error(d.g.loc,
@@ -178,7 +180,15 @@ class PatternChecker {
     return nullptr;
   }
 
+  // Every name becomes an identifier in the generated kernels, so it must be legal there too.
+  void check_target_name(const std::string& name, SourceLoc loc) {
+    if (is_target_reserved_name(name))
+      error(loc, "'" + name + "' cannot be used as a name: it is reserved in the generated C/CUDA/OpenCL code",
+            "choose another name, e.g. '" + name + "_'");
+  }
+
   void bind_var(const std::string& name, SourceLoc loc) {
+    check_target_name(name, loc);
     auto g = globals_.find(name);
     if (g != globals_.end())
       error(loc,
