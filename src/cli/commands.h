@@ -29,6 +29,11 @@ void add_list_command(CLI::App& app, Context& ctx);
 void add_show_command(CLI::App& app, Context& ctx);
 void add_validate_command(CLI::App& app, Context& ctx);
 void add_prompt_command(CLI::App& app, Context& ctx);
+void add_emit_command(CLI::App& app, Context& ctx);
+void add_worker_command(CLI::App& app, Context& ctx);  // hidden: the sandboxed kernel runner
+void add_report_command(CLI::App& app, Context& ctx);
+void add_runs_command(CLI::App& app, Context& ctx);
+void add_calibrate_command(CLI::App& app, Context& ctx);
 
 // Set by a command whose work found problems (e.g. validate): the process exit code.
 extern int g_exit_code;

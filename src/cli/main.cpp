@@ -35,6 +35,11 @@ int main(int argc, char** argv) {
   add_show_command(app, ctx);
   add_validate_command(app, ctx);
   add_prompt_command(app, ctx);
+  add_emit_command(app, ctx);
+  add_worker_command(app, ctx);
+  add_report_command(app, ctx);
+  add_runs_command(app, ctx);
+  add_calibrate_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

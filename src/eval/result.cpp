@@ -6,7 +6,7 @@
 namespace ekb::eval {
 
 namespace {
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 13> kNames{{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 14> kNames{{
     {ErrorKind::None, "none"},
     {ErrorKind::Compile, "compile"},
     {ErrorKind::Load, "load"},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 13> kNames{{
     {ErrorKind::Mismatch, "mismatch"},
     {ErrorKind::UnwrittenOutput, "unwritten_output"},
     {ErrorKind::InputModified, "input_modified"},
+    {ErrorKind::OutOfBounds, "out_of_bounds"},
     {ErrorKind::AsyncWrite, "async_write"},
     {ErrorKind::Nondeterministic, "nondeterministic"},
     {ErrorKind::Internal, "internal"},

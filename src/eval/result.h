@@ -19,6 +19,7 @@ enum class ErrorKind {
   Mismatch,         // outputs differ from the reference beyond the tolerance
   UnwrittenOutput,  // some output element kept its poison value
   InputModified,    // an input buffer changed
+  OutOfBounds,      // accessed memory outside its buffers (a guard region or the canary bytes around them)
   AsyncWrite,       // outputs changed after ekb_main returned (threads still writing)
   Nondeterministic, // a timed run's outputs differ from the checked run on the same inputs
   Internal,         // the harness itself failed (reported, never blamed on the candidate silently)

@@ -1,0 +1,156 @@
+// ekb report RUN: a run's scores by domain and level, its failures by error kind, and a CSV
+// export of every result.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+
+#include "cli/commands.h"
+#include "cli/results_db.h"
+#include "results/results_csv.h"
+#include "results/results_json.h"
+#include "results/run_report.h"
+
+namespace ekb::cli {
+
+namespace {
+
+struct ReportOptions {
+  std::string run;
+  std::string db;
+  std::string csv;
+  std::string json;
+  std::vector<std::string> by;
+  int failures = 10;
+};
+
+std::string percent(std::optional<double> v) { return v ? fmt::format("{:.1f}%", *v * 100) : "-"; }
+std::string times(std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : "-"; }
+
+// First line, whitespace collapsed, at most `width` characters: compiler logs can be pages long.
+std::string shorten(const std::string& message, size_t width = 110) {
+  std::string line = message.substr(0, message.find('\n'));
+  std::string out;
+  for (char c : line) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  bool more_lines = line.size() < message.size() && message.find_first_not_of(" \t\r\n", line.size()) != std::string::npos;
+  if (out.size() > width) out = out.substr(0, width - 3) + "...";
+  else if (more_lines) out += " ...";
+  return out;
+}
+
+void print_table(const std::string& title, const std::vector<results::GroupSummary>& groups,
+                 const eval::Summary& total) {
+  fmt::print("\nby {}\n", title);
+  fmt::print("  {:<22} {:>9} {:>6} {:>8} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}\n", title, "WORKLOADS", "N",
+             "COMPILED", "CORRECT", "CORRECT@1", "FAST@1.0", "FAST@1.5", "GEOMEAN", "ROOFLINE");
+  auto row = [](const std::string& key, const eval::Summary& s) {
+    fmt::print("  {:<22} {:>9} {:>6} {:>8} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}\n", key, s.workloads, s.n,
+               s.compiled, s.correct, percent(s.correct_at_k.at(1)), percent(s.fast_at.at(1.0)),
+               percent(s.fast_at.at(1.5)), times(s.geomean_speedup), percent(s.median_roofline_fraction));
+  };
+  for (const auto& g : groups) row(g.key, g.summary);
+  row("all", total);
+}
+
+void print_failures(const results::RunReport& report, int limit) {
+  std::map<std::string, std::vector<const results::ScoredResult*>> by_kind;
+  for (const auto& r : report.rows)
+    if (!r.result.correct) by_kind[std::string(eval::error_kind_name(r.result.error))].push_back(&r);
+  size_t total = 0;
+  for (const auto& [kind, rows] : by_kind) total += rows.size();
+  if (total == 0) {
+    fmt::print("\nno failures\n");
+    return;
+  }
+  fmt::print("\nfailures ({})\n", total);
+  for (const auto& [kind, rows] : by_kind) {
+    fmt::print("  {} ({})\n", kind, rows.size());
+    for (size_t i = 0; i < rows.size() && (limit < 0 || i < static_cast<size_t>(limit)); ++i) {
+      const eval::CandidateResult& r = rows[i]->result;
+      fmt::print("    {} {}#{}: {}\n", r.workload, r.solution, r.sample, shorten(r.message));
+    }
+    if (limit >= 0 && rows.size() > static_cast<size_t>(limit))
+      fmt::print("    ... and {} more (--failures -1 lists all; --csv exports every row)\n", rows.size() - limit);
+  }
+}
+
+void run_report(Context& ctx, const ReportOptions& o) {
+  std::vector<results::GroupBy> groupings;
+  for (const auto& b : o.by) groupings.push_back(*results::parse_group_by(b));
+  if (groupings.empty()) groupings = {results::GroupBy::Domain, results::GroupBy::Level};
+
+  results::ResultStore store = open_existing_store(o.db);
+  results::RunReport report;
+  try {
+    report = results::build_run_report(store, o.run, ctx.suite());
+  } catch (const results::StoreError& e) {
+    throw UsageError(e.what());
+  }
+  const results::RunInfo& run = report.run;
+  std::string compiler;
+  if (run.device.contains("compiler") && !run.device["compiler"].is_null())
+    compiler = " with " + (run.device["compiler"].is_string() ? run.device["compiler"].get<std::string>()
+                                                               : run.device["compiler"].dump());
+  fmt::print("run {}: {} on {}{}\n", run.id, run.backend, run.device_name().empty() ? "?" : run.device_name(), compiler);
+  fmt::print("  created {}, {}\n", run.created, run.finished ? "finished " + *run.finished : "unfinished");
+  if (!run.solutions_dir.empty()) fmt::print("  solutions {}\n", run.solutions_dir);
+  fmt::print("  {} results over {} workloads (samples per workload {}..{})\n", report.summary.n,
+             report.summary.workloads, report.summary.min_samples, report.summary.max_samples);
+  if (report.calibration)
+    fmt::print("  roofline: {:.1f} GB/s, {:.1f} GFLOP/s (calibrated {})\n", report.calibration->bandwidth_gbs.best,
+               report.calibration->peak_gflops.best, report.calibration->created);
+  else
+    fmt::print("  roofline: no calibration for this device; `ekb calibrate --backend {}` measures one\n", run.backend);
+
+  for (results::GroupBy g : groupings) print_table(std::string(results::group_by_name(g)), report.by(g), report.summary);
+  const auto& s = report.summary;
+  fmt::print("\nFast@p  ");
+  for (double p : eval::kFastThresholds) fmt::print("  {}: {}", eval::threshold_key(p), percent(s.fast_at.at(p)));
+  fmt::print("\n");
+  if (s.max_samples > 1) {
+    fmt::print("best of n");
+    for (double p : eval::kFastThresholds)
+      fmt::print("  {}: {}", eval::threshold_key(p), percent(s.fast_at_best_of_n.at(p)));
+    fmt::print("\nCorrect@k");
+    for (const auto& [k, v] : s.correct_at_k) fmt::print("  @{}: {}", k, percent(v));
+    fmt::print("\n");
+  }
+  print_failures(report, o.failures);
+
+  if (!o.csv.empty()) {
+    std::ofstream out(o.csv);
+    results::write_results_csv(report, out);
+    if (!out) throw std::runtime_error("cannot write " + o.csv);
+    fmt::print("\nwrote {} rows to {}\n", report.rows.size(), o.csv);
+  }
+  if (!o.json.empty()) {
+    results::write_results_json(store, run.id, o.json, &ctx.suite());
+    fmt::print("wrote {}\n", o.json);
+  }
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* cmd = app.add_subcommand("report", "Scores of a stored run by domain and level, failures, CSV export");
+  cmd->add_option("run", o->run, "Run id (see `ekb runs`), or 'last'")->required();
+  add_db_option(cmd, o->db);
+  cmd->add_option("--csv", o->csv, "Write every result row to this CSV file");
+  cmd->add_option("--json", o->json, "Write the results document (ekb.results/1) to this file");
+  cmd->add_option("--by", o->by, "Tables to print: domain, level, pattern (default: domain,level)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"domain", "level", "pattern"}));
+  cmd->add_option("--failures", o->failures, "Failures listed per error kind (-1: all)")->capture_default_str();
+  cmd->callback([&ctx, o] { run_report(ctx, *o); });
+}
+
+}  // namespace ekb::cli

@@ -1,0 +1,62 @@
+#include "eval/calibration.h"
+
+#include <algorithm>
+#include <ctime>
+
+namespace ekb::eval {
+
+Measurement summarize_higher_is_better(std::vector<double> samples) {
+  Measurement m;
+  if (samples.empty()) return m;
+  std::sort(samples.begin(), samples.end());
+  m.runs = static_cast<int>(samples.size());
+  m.worst = samples.front();
+  m.best = samples.back();
+  size_t n = samples.size();
+  m.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+  return m;
+}
+
+nlohmann::json to_json(const Measurement& m) {
+  return {{"best", m.best}, {"median", m.median}, {"worst", m.worst}, {"runs", m.runs}};
+}
+
+Measurement measurement_from_json(const nlohmann::json& j) {
+  Measurement m;
+  m.best = j.at("best").get<double>();
+  m.median = j.value("median", m.best);
+  m.worst = j.value("worst", m.best);
+  m.runs = j.value("runs", 1);
+  return m;
+}
+
+nlohmann::json to_json(const Calibration& c) {
+  return {{"backend", c.backend},
+          {"device", c.device},
+          {"created", c.created},
+          {"bandwidth_gbs", to_json(c.bandwidth_gbs)},
+          {"peak_gflops", to_json(c.peak_gflops)},
+          {"details", c.details}};
+}
+
+Calibration calibration_from_json(const nlohmann::json& j) {
+  Calibration c;
+  c.backend = j.at("backend").get<std::string>();
+  c.device = j.at("device").get<std::string>();
+  c.created = j.value("created", "");
+  c.bandwidth_gbs = measurement_from_json(j.at("bandwidth_gbs"));
+  c.peak_gflops = measurement_from_json(j.at("peak_gflops"));
+  c.details = j.value("details", nlohmann::json::object());
+  return c;
+}
+
+std::string utc_timestamp_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace ekb::eval

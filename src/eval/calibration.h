@@ -1,0 +1,43 @@
+// A device's measured ceilings: memory bandwidth and peak arithmetic rate, the two roofs of the
+// roofline that `ekb calibrate` measures and roofline fractions are computed against.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ekb::eval {
+
+// One quantity measured several times. The best run is the ceiling (a roof is what the machine
+// can reach, and noise only ever slows a run down); median and worst show how stable it was.
+struct Measurement {
+  double best = 0;
+  double median = 0;
+  double worst = 0;
+  int runs = 0;
+  // (best - worst) / best: 0.03 means the slowest run was 3% below the best.
+  double spread() const { return best > 0 ? (best - worst) / best : 0; }
+};
+
+// Best, median and worst of `samples` where larger is better. Empty samples give all zeros.
+Measurement summarize_higher_is_better(std::vector<double> samples);
+
+struct Calibration {
+  std::string backend;  // "cpu", "cuda", "opencl"
+  std::string device;   // the device name a run records, e.g. the CPU model name
+  std::string created;  // ISO 8601 UTC
+  Measurement bandwidth_gbs;  // GB/s (1e9 bytes per second)
+  Measurement peak_gflops;    // GFLOP/s, FP32
+  nlohmann::json details = nlohmann::json::object();  // per-kernel numbers, threads, SIMD, sizes
+
+  double bandwidth_bytes_per_s() const { return bandwidth_gbs.best * 1e9; }
+  double peak_flops_per_s() const { return peak_gflops.best * 1e9; }
+};
+
+nlohmann::json to_json(const Measurement& m);
+Measurement measurement_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const Calibration& c);
+Calibration calibration_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception
+
+// Now as "2024-05-01T12:34:56Z".
+std::string utc_timestamp_now();
+
+}  // namespace ekb::eval

@@ -1,0 +1,24 @@
+// The correctness trials of one kernel (DESIGN §4): one call per trial, each on different inputs,
+// with the poison pattern alternating between trials, every check of KernelSession::call, and the
+// window after the call watched for late writes. The outputs of a passing trial become the kernel's
+// verified answer for those inputs, which every later timed run must reproduce.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "eval/kernel_session.h"
+
+namespace ekb::eval {
+
+struct CheckOutcome {
+  ErrorKind error = ErrorKind::None;
+  std::string message;        // prefixed with the failing trial's label
+  double max_abs_error = 0;   // the largest over the trials that ran
+  bool ok() const { return error == ErrorKind::None; }
+};
+
+// `first_pattern` is the poison pattern of trials[0]; the next trial uses the other one.
+CheckOutcome check_trials(KernelSession& session, int slot, const std::vector<const Trial*>& trials,
+                          double async_window_ms, int first_pattern = 0);
+
+}  // namespace ekb::eval

@@ -1,0 +1,26 @@
+// `ekb calibrate --backend cpu`: this machine's memory bandwidth (STREAM copy/triad) and peak FP32
+// rate (independent FMA chains at the widest SIMD the CPU supports), on all cores.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "eval/calibration.h"
+
+namespace ekb::eval {
+
+struct CpuCalibrationOptions {
+  int threads = 0;            // 0: every hardware thread
+  size_t array_bytes = 0;     // per STREAM array; 0: chosen from the last-level cache size
+  int runs = 5;               // timed runs per kernel (after one warm-up)
+  double seconds_per_run = 0.1;  // target length of one peak-FLOP run
+  // Small buffers and short runs: exercises the code path in tests; the numbers mean little.
+  bool quick = false;
+};
+
+// The CPU's model name from /proc/cpuinfo ("Intel(R) Xeon(R) Processor"), or "unknown cpu".
+// Runs on the cpu backend should record this as device.name so that reports find the calibration.
+std::string cpu_model_name();
+
+Calibration calibrate_cpu(const CpuCalibrationOptions& options = {});
+
+}  // namespace ekb::eval

@@ -1,0 +1,24 @@
+// Inputs at the ends of their domains (DESIGN §4: "pattern-specific edge inputs"): a trial where
+// every other element of each input sits exactly on its declared bound, which is where clamps,
+// saturating casts, overflow in a narrower accumulator and off-by-one range handling go wrong.
+//
+// Built from generate_inputs(inst, seed) (so a tensor keeps its spread of interior values): each
+// element is kept with probability 1/2, else replaced by the domain's low or high end (1/4 each).
+// Float ends are rounded into the element type and nudged inward exactly as ir/inputs.h does, so a
+// kernel sees the value the reference uses. `spd` inputs are left alone (bounds would break
+// definiteness).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ir/instance.h"
+#include "ir/tensor_data.h"
+
+namespace ekb::eval {
+
+// One TensorData per input, like ir::generate_inputs. `changed` (optional) is set when at least one
+// input has a domain with distinct ends, i.e. when the trial differs from a random one in kind.
+std::vector<ir::TensorData> generate_edge_inputs(const ir::Instance& inst, uint64_t seed,
+                                                 bool* changed = nullptr);
+
+}  // namespace ekb::eval

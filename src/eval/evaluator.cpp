@@ -1,0 +1,152 @@
+#include "eval/evaluator.h"
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "eval/correctness.h"
+#include "eval/kernel_session.h"
+
+namespace ekb::eval {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr int kBaselineSlot = 0;
+constexpr int kCandidateSlot = 1;
+
+uint64_t default_memory_limit(const KernelInterface& k) {
+  const uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  return (4ull << 30) + 3 * k.tensor_bytes() + threads * (32ull << 20);
+}
+
+}  // namespace
+
+CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
+                         const runtime::Source& candidate, const runtime::Source& baseline,
+                         const EvalOptions& options) {
+  const ir::Instance& inst = workload.instance();
+  CandidateResult r;
+  r.task = inst.pattern().name;
+  r.workload = inst.full_name();
+  r.backend = std::string(backend.name());
+  r.solution = options.solution.empty() ? candidate.origin : options.solution;
+  r.sample = options.sample;
+  auto fail = [&r](ErrorKind kind, std::string message) {
+    r.error = kind;
+    r.message = std::move(message);
+    return r;
+  };
+
+  // ---- compile ----
+  runtime::CompileOutcome base_build, cand_build;
+  try {
+    base_build = backend.compile(baseline);
+    cand_build = backend.compile(candidate);
+  } catch (const std::exception& e) {
+    return fail(ErrorKind::Internal, std::string("the toolchain failed: ") + e.what());
+  }
+  r.cost.compile_s = cand_build.seconds;
+  r.cost.compile_cached = cand_build.cached;
+  if (!base_build.ok) return fail(ErrorKind::Internal, "the baseline does not compile: " + base_build.message);
+  if (!cand_build.ok) return fail(ErrorKind::Compile, cand_build.message);
+  r.compiled = true;
+
+  // ---- reference trials ----
+  const auto t_check = Clock::now();
+  const int n_trials = std::max(1, options.trials);
+  workload.prepare(n_trials + (options.time ? options.recheck_trials : 0), options.edge_trial);
+  std::vector<const Trial*> random_trials, recheck_trials;
+  for (int k = 0; k < n_trials; ++k) random_trials.push_back(&workload.random_trial(k));
+  if (options.time)
+    for (int k = 0; k < options.recheck_trials; ++k) recheck_trials.push_back(&workload.random_trial(n_trials + k));
+  for (const Trial* t : random_trials)
+    if (!t->reference_error.empty()) return fail(ErrorKind::Internal, "the reference failed on " + t->label + ": " + t->reference_error);
+  for (const Trial* t : recheck_trials)
+    if (!t->reference_error.empty()) return fail(ErrorKind::Internal, "the reference failed on " + t->label + ": " + t->reference_error);
+  const Trial* edge = options.edge_trial ? workload.edge_trial() : nullptr;
+
+  // ---- the worker, with the baseline checked before any candidate code is loaded ----
+  SessionOptions so;
+  so.call_timeout_s = options.call_timeout_s;
+  so.worker.backend = r.backend;
+  so.worker.executable = options.worker_executable;
+  so.worker.memory_limit_bytes =
+      options.memory_limit_bytes ? options.memory_limit_bytes : default_memory_limit(workload.interface());
+  so.worker.file_size_limit_bytes = options.file_size_limit_bytes;
+  so.worker.drop_privileges = options.drop_privileges;
+  std::unique_ptr<KernelSession> session;
+  try {
+    session = std::make_unique<KernelSession>(workload, so);
+  } catch (const std::exception& e) {
+    return fail(ErrorKind::Internal, e.what());
+  }
+  auto finish_check = [&] { r.cost.check_s += seconds_since(t_check); };
+
+  CallResult c = session->load(kBaselineSlot, *base_build.artifact);
+  if (c.ok()) c = session->bind();
+  if (!c.ok()) {
+    finish_check();
+    return fail(ErrorKind::Internal, "the baseline does not load: " + c.message);
+  }
+  CheckOutcome bc = check_trials(*session, kBaselineSlot, random_trials, 0);
+  if (!bc.ok()) {
+    finish_check();
+    return fail(ErrorKind::Internal, "the baseline fails its own check: " + bc.message);
+  }
+  std::vector<const Trial*> trials = random_trials;
+  if (edge) {
+    // Edge inputs are only fair where the baseline itself is within tolerance on them.
+    CheckOutcome be = check_trials(*session, kBaselineSlot, {edge}, 0);
+    if (!session->alive()) {
+      finish_check();
+      return fail(ErrorKind::Internal, "the baseline failed on edge inputs: " + be.message);
+    }
+    if (be.ok()) trials.push_back(edge);
+  }
+
+  // ---- the candidate: load, correctness ----
+  c = session->load(kCandidateSlot, *cand_build.artifact);
+  if (c.ok()) c = session->bind();
+  if (!c.ok()) {
+    finish_check();
+    return fail(c.error, "while loading: " + c.message);
+  }
+  CheckOutcome cc = check_trials(*session, kCandidateSlot, trials, options.async_window_ms);
+  r.max_abs_error = cc.max_abs_error;
+  finish_check();
+  if (!cc.ok()) return fail(cc.error, cc.message);
+  if (!options.time) {
+    r.correct = true;
+    return r;
+  }
+
+  // ---- timing, interleaved with the baseline ----
+  const auto t_time = Clock::now();
+  TimingOptions to = options.timing;
+  to.flush = !inst.workload->has_tag("warm");
+  TimingOutcome tt = time_interleaved(*session, kBaselineSlot, kCandidateSlot, random_trials, to);
+  r.cost.time_s = seconds_since(t_time);
+  if (!tt.ok()) {
+    if (tt.baseline_failed) return fail(ErrorKind::Internal, "the baseline failed while being timed: " + tt.message);
+    return fail(tt.error, tt.message);
+  }
+
+  // ---- re-check on inputs this candidate has never seen ----
+  const auto t_recheck = Clock::now();
+  CheckOutcome rc = check_trials(*session, kCandidateSlot, recheck_trials, options.async_window_ms,
+                                 static_cast<int>(trials.size()));
+  r.cost.check_s += seconds_since(t_recheck);
+  r.max_abs_error = std::max(r.max_abs_error, rc.max_abs_error);
+  if (!rc.ok()) return fail(rc.error, "after timing, " + rc.message);
+
+  r.correct = true;
+  r.time = tt.candidate;
+  r.baseline = tt.baseline;
+  if (tt.candidate.median_ms > 0) r.speedup = tt.baseline.median_ms / tt.candidate.median_ms;
+  return r;
+}
+
+}  // namespace ekb::eval

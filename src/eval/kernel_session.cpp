@@ -1,0 +1,172 @@
+#include "eval/kernel_session.h"
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "eval/output_check.h"
+#include "eval/poison.h"
+
+namespace ekb::eval {
+
+namespace {
+
+// The first byte at which two buffers differ, or -1.
+int64_t first_difference(const uint8_t* a, const uint8_t* b, size_t n) {
+  if (std::memcmp(a, b, n) == 0) return -1;
+  for (size_t k = 0; k < n; ++k)
+    if (a[k] != b[k]) return static_cast<int64_t>(k);
+  return -1;
+}
+
+}  // namespace
+
+KernelSession::KernelSession(WorkloadReference& reference, const SessionOptions& options)
+    : ref_(reference), options_(options), worker_(std::make_unique<runtime::Worker>(options.worker)) {}
+
+KernelSession::~KernelSession() {
+  worker_.reset();  // the worker goes before the arena it maps
+  arena_.reset();
+}
+
+CallResult KernelSession::load(int slot, const runtime::Artifact& artifact) {
+  int64_t scratch = -1;
+  runtime::WorkerStatus s = worker_->load(slot, artifact, ref_.interface().params, options_.call_timeout_s, &scratch);
+  if (!s.ok()) return {s.error, s.message};
+  if (scratch > 0 && static_cast<uint64_t>(scratch) > options_.worker.memory_limit_bytes / 2)
+    return {ErrorKind::Memory, "ekb_scratch_bytes declares " + std::to_string(scratch) +
+                                   " bytes of scratch memory, more than half the worker's memory limit"};
+  declared_scratch_[slot] = scratch;
+  return {};
+}
+
+CallResult KernelSession::bind() {
+  const KernelInterface& k = ref_.interface();
+  std::vector<runtime::BufferSpec> buffers;
+  for (const auto* t : k.inputs)
+    buffers.push_back({t->decl->name, runtime::BufferRole::Input, static_cast<size_t>(t->num_bytes())});
+  for (const auto* t : k.outputs)
+    buffers.push_back({t->decl->name, runtime::BufferRole::Output, static_cast<size_t>(t->num_bytes())});
+  std::vector<runtime::SlotBinding> slots;
+  for (const auto& [slot, scratch] : declared_scratch_) {
+    runtime::SlotBinding b;
+    b.slot = slot;
+    for (size_t i = 0; i < k.inputs.size() + k.outputs.size(); ++i) b.args.push_back({static_cast<int>(i), 0});
+    for (int64_t p : k.params) b.args.push_back({-1, p});
+    if (scratch >= 0) {
+      scratch_buffer_[slot] = static_cast<int>(buffers.size());
+      b.args.push_back({static_cast<int>(buffers.size()), 0});
+      buffers.push_back({"scratch of slot " + std::to_string(slot), runtime::BufferRole::Scratch,
+                         static_cast<size_t>(scratch)});
+    }
+    slots.push_back(std::move(b));
+  }
+  try {
+    arena_ = std::make_unique<runtime::TensorArena>(std::move(buffers));
+  } catch (const std::exception& e) {
+    return {ErrorKind::Internal, e.what()};
+  }
+  inputs_in_arena_ = nullptr;
+  runtime::WorkerStatus s = worker_->attach(*arena_, slots, options_.call_timeout_s);
+  if (!s.ok()) return {s.error, s.message};
+  return {};
+}
+
+void KernelSession::write_inputs(const Trial& trial) {
+  for (size_t i = 0; i < trial.inputs.size(); ++i)
+    std::memcpy(arena_->data(i), trial.inputs[i].data(), trial.inputs[i].size());
+  inputs_in_arena_ = &trial;
+}
+
+CallResult KernelSession::call(int slot, const Trial& trial, const CallSpec& spec) {
+  if (!arena_) return {ErrorKind::Internal, "call before bind"};
+  const KernelInterface& k = ref_.interface();
+  if (inputs_in_arena_ != &trial) write_inputs(trial);
+  for (size_t o = 0; o < k.outputs.size(); ++o)
+    fill_poison(k.outputs[o]->type, spec.poison_pattern, arena_->data(k.inputs.size() + o),
+                static_cast<size_t>(k.outputs[o]->num_elements()));
+  if (auto it = scratch_buffer_.find(slot); it != scratch_buffer_.end())
+    fill_scratch_junk(arena_->data(it->second), arena_->placement(it->second).spec.bytes, calls_);
+  ++calls_;
+
+  int64_t ns = 0;
+  runtime::WorkerStatus s = worker_->run(slot, spec.flush, spec.scrub_bytes, options_.call_timeout_s, &ns);
+  if (!s.ok()) return {s.error, s.message};
+  CallResult r = check_after_call(slot, trial, spec);
+  r.ms = static_cast<double>(ns) * 1e-6;
+  return r;
+}
+
+CallResult KernelSession::check_after_call(int slot, const Trial& trial, const CallSpec& spec) {
+  const KernelInterface& k = ref_.interface();
+  const size_t n_in = k.inputs.size();
+
+  if (auto damaged = arena_->find_damaged_canary()) {
+    inputs_in_arena_ = nullptr;
+    arena_->fill_canaries();
+    return {ErrorKind::OutOfBounds, "wrote " + arena_->describe(*damaged)};
+  }
+  for (size_t i = 0; i < n_in; ++i) {
+    int64_t at = first_difference(arena_->data(i), trial.inputs[i].data(), trial.inputs[i].size());
+    if (at < 0) continue;
+    inputs_in_arena_ = nullptr;
+    const ir::TensorInstance* t = k.inputs[i];
+    return {ErrorKind::InputModified,
+            "input '" + t->decl->name + "' was modified at " +
+                format_index(t->shape, at / ir::byte_size(t->type)) + " (inputs are read-only)"};
+  }
+
+  // What to compare: the outputs in place, or a snapshot taken right after the call when the
+  // window after it is watched (re-poisoned outputs must then stay untouched).
+  std::vector<const uint8_t*> outputs(k.outputs.size());
+  std::vector<std::vector<uint8_t>> snapshot;
+  for (size_t o = 0; o < k.outputs.size(); ++o) outputs[o] = arena_->data(n_in + o);
+  if (spec.async_window_ms > 0) {
+    for (size_t o = 0; o < k.outputs.size(); ++o) {
+      const ir::TensorInstance* t = k.outputs[o];
+      snapshot.emplace_back(outputs[o], outputs[o] + t->num_bytes());
+      fill_poison(t->type, spec.poison_pattern, arena_->data(n_in + o), static_cast<size_t>(t->num_elements()));
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec.async_window_ms));
+    for (size_t o = 0; o < k.outputs.size(); ++o) {
+      const ir::TensorInstance* t = k.outputs[o];
+      std::vector<uint8_t> poison(static_cast<size_t>(t->num_bytes()));
+      fill_poison(t->type, spec.poison_pattern, poison.data(), static_cast<size_t>(t->num_elements()));
+      int64_t at = first_difference(arena_->data(n_in + o), poison.data(), poison.size());
+      if (at >= 0)
+        return {ErrorKind::AsyncWrite,
+                "output '" + t->decl->name + "' at " + format_index(t->shape, at / ir::byte_size(t->type)) +
+                    " was written after ekb_main returned (a thread still running?)"};
+      outputs[o] = snapshot[o].data();
+    }
+    if (auto damaged = arena_->find_damaged_canary())
+      return {ErrorKind::AsyncWrite, "wrote " + arena_->describe(*damaged) + " after ekb_main returned"};
+  }
+
+  auto known = verified_.find({slot, &trial});
+  if (known != verified_.end()) {
+    bool same = true;
+    for (size_t o = 0; o < outputs.size() && same; ++o)
+      same = std::memcmp(outputs[o], known->second[o].data(), known->second[o].size()) == 0;
+    if (same) return {};
+  }
+  CallResult r;
+  for (size_t o = 0; o < k.outputs.size(); ++o) {
+    OutputVerdict v = check_output(k.outputs[o]->decl->name, outputs[o], trial.expected[o], trial.rms[o],
+                                   spec.poison_pattern);
+    r.max_abs_error = std::max(r.max_abs_error, v.max_abs_error);
+    if (v.error != ErrorKind::None && r.ok()) {
+      r.error = v.error;
+      r.message = v.message;
+    }
+  }
+  if (r.ok() && spec.remember_outputs && known == verified_.end()) {
+    std::vector<std::vector<uint8_t>> bytes;
+    for (size_t o = 0; o < outputs.size(); ++o)
+      bytes.emplace_back(outputs[o], outputs[o] + k.outputs[o]->num_bytes());
+    verified_[{slot, &trial}] = std::move(bytes);
+  }
+  return r;
+}
+
+}  // namespace ekb::eval

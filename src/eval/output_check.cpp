@@ -1,0 +1,155 @@
+#include "eval/output_check.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "eval/poison.h"
+#include "eval/tolerance.h"
+
+namespace ekb::eval {
+
+namespace {
+
+using ir::ScalarType;
+
+template <typename T>
+T load(const uint8_t* data, int64_t k) {
+  T v;
+  std::memcpy(&v, data + k * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+
+uint64_t element_bits(ScalarType t, const uint8_t* data, int64_t k) {
+  switch (ir::byte_size(t)) {
+    case 1: return load<uint8_t>(data, k);
+    case 2: return load<uint16_t>(data, k);
+    case 4: return load<uint32_t>(data, k);
+    default: return load<uint64_t>(data, k);
+  }
+}
+
+double float_value(ScalarType t, const uint8_t* data, int64_t k) {
+  switch (t) {
+    case ScalarType::F16: return ir::f16_value(load<uint16_t>(data, k));
+    case ScalarType::BF16: return ir::bf16_value(load<uint16_t>(data, k));
+    case ScalarType::F32: return load<float>(data, k);
+    default: return load<double>(data, k);
+  }
+}
+
+// Integer and bool elements as exact values (a bool byte other than 0/1 stays visible as itself).
+int64_t int_value(ScalarType t, const uint8_t* data, int64_t k) {
+  switch (t) {
+    case ScalarType::I8: return load<int8_t>(data, k);
+    case ScalarType::U8: return load<uint8_t>(data, k);
+    case ScalarType::Bool: return load<uint8_t>(data, k);
+    case ScalarType::I16: return load<int16_t>(data, k);
+    case ScalarType::I32: return load<int32_t>(data, k);
+    default: return load<int64_t>(data, k);
+  }
+}
+
+// The poison pattern's value as the reference would hold it, to tell "unwritten" from "happens to
+// equal the sentinel" for integer outputs.
+int64_t poison_int_value(ScalarType t, int pattern) {
+  uint64_t bits = poison_bits(t, pattern);
+  uint8_t buf[8];
+  std::memcpy(buf, &bits, 8);
+  return int_value(t, buf, 0);
+}
+
+std::string number(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+
+}  // namespace
+
+std::string format_index(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+OutputVerdict check_output(const std::string& name, const uint8_t* data, const ir::TensorData& expected,
+                           double rms, int poison_pattern) {
+  OutputVerdict v;
+  const ScalarType t = expected.type;
+  const int64_t n = expected.num_elements();
+  const bool is_float = ir::is_float(t);
+  const std::string where = "output '" + name + "'";
+
+  if (poison_pattern >= 0) {
+    const uint64_t pbits = poison_bits(t, poison_pattern);
+    const int64_t pint = is_float ? 0 : poison_int_value(t, poison_pattern);
+    int64_t count = 0, first = -1;
+    for (int64_t k = 0; k < n; ++k) {
+      if (element_bits(t, data, k) != pbits) continue;
+      if (!is_float && expected.i[static_cast<size_t>(k)] == pint) continue;  // cannot tell: fine
+      if (first < 0) first = k;
+      ++count;
+    }
+    if (count) {
+      v.error = ErrorKind::UnwrittenOutput;
+      v.message = where + ": " + std::to_string(count) + " of " + std::to_string(n) +
+                  " elements were not written (they still hold the poison written before the call), "
+                  "the first at " + format_index(expected.shape, first);
+      return v;
+    }
+  }
+
+  const Tolerance tol = tolerance_for(t);
+  int64_t bad = 0, first = -1;
+  double first_got = 0, first_want = 0, first_allowed = 0, worst_bad = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const size_t ks = static_cast<size_t>(k);
+    if (is_float) {
+      const double want = expected.f[ks];
+      const double got = float_value(t, data, k);
+      bool ok;
+      double allowed = 0;
+      if (std::isnan(want)) ok = std::isnan(got);
+      else if (std::isinf(want)) ok = got == want;
+      else if (!std::isfinite(got)) ok = false;
+      else {
+        const double err = std::fabs(got - want);
+        allowed = tol.rtol * std::fabs(want) + tol.atol_rms * rms;
+        ok = err <= allowed;
+        if (err > v.max_abs_error) v.max_abs_error = err;
+        if (!ok && err > worst_bad) worst_bad = err;
+      }
+      if (!ok && bad++ == 0) first = k, first_got = got, first_want = want, first_allowed = allowed;
+    } else {
+      const int64_t want = expected.i[ks];
+      const int64_t got = int_value(t, data, k);
+      if (got != want) {
+        const double err = std::fabs(static_cast<double>(got) - static_cast<double>(want));
+        if (err > v.max_abs_error) v.max_abs_error = err;
+        if (err > worst_bad) worst_bad = err;
+        if (bad++ == 0) first = k, first_got = static_cast<double>(got), first_want = static_cast<double>(want);
+      }
+    }
+  }
+  if (bad) {
+    v.error = ErrorKind::Mismatch;
+    v.message = where + " at " + format_index(expected.shape, first) + ": got " + number(first_got) +
+                ", expected " + number(first_want);
+    if (is_float && std::isfinite(first_got) && std::isfinite(first_want))
+      v.message += " (|error| " + number(std::fabs(first_got - first_want)) + " > allowed " +
+                   number(first_allowed) + ")";
+    else if (!is_float)
+      v.message += " (integer outputs must be exact)";
+    v.message += "; " + std::to_string(bad) + " of " + std::to_string(n) + " elements differ";
+    if (worst_bad > 0) v.message += ", the largest error is " + number(worst_bad);
+  }
+  return v;
+}
+
+}  // namespace ekb::eval

@@ -1,0 +1,31 @@
+// Comparing one output buffer with its f64 reference (DESIGN §4, eval/tolerance.h):
+//   floats:   |out - ref| <= rtol * |ref| + atol_rms * rms(ref); NaN where the reference is NaN, the
+//             same infinity where it is infinite, a finite value everywhere else;
+//   integers: exact; bool: exactly 0 or 1, equal to the reference.
+// Elements still holding the poison pattern are reported as unwritten before any mismatch: a kernel
+// that writes half its output is told so, not that element 0 of the other half is NaN.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "eval/result.h"
+#include "ir/tensor_data.h"
+
+namespace ekb::eval {
+
+struct OutputVerdict {
+  ErrorKind error = ErrorKind::None;  // None, UnwrittenOutput or Mismatch
+  std::string message;                // the first offending element, with its index and values
+  double max_abs_error = 0;           // over finite compared elements
+};
+
+// `data` holds expected.num_elements() elements of expected.type. `poison_pattern` is the pattern
+// written before the call (eval/poison.h), or -1 to skip the unwritten check.
+OutputVerdict check_output(const std::string& name, const uint8_t* data, const ir::TensorData& expected,
+                           double rms, int poison_pattern);
+
+// "[2, 0, 17]" for row-major element `flat` of `shape`.
+std::string format_index(const std::vector<int64_t>& shape, int64_t flat);
+
+}  // namespace ekb::eval

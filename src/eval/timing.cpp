@@ -1,0 +1,90 @@
+#include "eval/timing.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "eval/poison.h"
+
+namespace ekb::eval {
+
+namespace {
+
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(pos);
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double f = pos - static_cast<double>(lo);
+  return sorted[lo] * (1 - f) + sorted[hi] * f;
+}
+
+// A timed call that fails its output check did not reproduce its own verified answer.
+ErrorKind timed_error(ErrorKind e) {
+  return e == ErrorKind::Mismatch || e == ErrorKind::UnwrittenOutput ? ErrorKind::Nondeterministic : e;
+}
+
+}  // namespace
+
+TimeStats summarize_times(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  TimeStats s;
+  s.runs = static_cast<int>(ms.size());
+  s.median_ms = quantile(ms, 0.5);
+  s.p25_ms = quantile(ms, 0.25);
+  s.p75_ms = quantile(ms, 0.75);
+  return s;
+}
+
+TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int candidate_slot,
+                               const std::vector<const Trial*>& input_sets, const TimingOptions& options) {
+  TimingOutcome out;
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const int slots[2] = {baseline_slot, candidate_slot};
+  std::vector<double> samples[2];
+  double total_ms[2] = {0, 0};
+
+  auto fail = [&](int which, const CallResult& r, const std::string& when) {
+    out.error = timed_error(r.error);
+    out.baseline_failed = which == 0;
+    out.message = when + ": " + r.message;
+    return out;
+  };
+
+  for (int which = 0; which < 2; ++which) {
+    for (int w = 0; w < options.warmup_runs; ++w) {
+      CallSpec spec;
+      spec.poison_pattern = w % kPoisonPatterns;
+      spec.flush = options.flush;
+      spec.scrub_bytes = options.scrub_bytes;
+      CallResult r = session.call(slots[which], *input_sets[w % input_sets.size()], spec);
+      if (!r.ok()) return fail(which, r, "warm-up run " + std::to_string(w + 1));
+    }
+  }
+
+  for (int round = 0;; ++round) {
+    const Trial& set = *input_sets[static_cast<size_t>(round) % input_sets.size()];
+    for (int k = 0; k < 2; ++k) {
+      const int which = round % 2 == 0 ? k : 1 - k;  // alternate who goes first
+      CallSpec spec;
+      spec.poison_pattern = round % kPoisonPatterns;
+      spec.flush = options.flush;
+      spec.scrub_bytes = options.scrub_bytes;
+      CallResult r = session.call(slots[which], set, spec);
+      if (!r.ok()) return fail(which, r, "timed run " + std::to_string(round + 1) + " on " + set.label);
+      samples[which].push_back(r.ms);
+      total_ms[which] += r.ms;
+    }
+    const int runs = round + 1;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    const bool enough_time = std::max(total_ms[0], total_ms[1]) >= options.min_time_s * 1e3;
+    if (runs >= options.max_runs) break;
+    if (runs >= options.min_runs && enough_time) break;
+    if (elapsed >= options.max_time_s && runs >= std::min(options.min_runs, 3)) break;
+  }
+  out.baseline = summarize_times(std::move(samples[0]));
+  out.candidate = summarize_times(std::move(samples[1]));
+  return out;
+}
+
+}  // namespace ekb::eval

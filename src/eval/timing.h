@@ -1,0 +1,50 @@
+// The timing protocol (DESIGN §4): baseline and candidate measured interleaved, in the same worker,
+// on the same inputs, so that drift of the machine (frequency, other load) hits both alike.
+//
+//  - warm-up: `warmup_runs` calls of each, not recorded;
+//  - rounds: each round calls both once (the order alternating between rounds) on one input set,
+//    the sets rotating between rounds; rounds continue until both have `min_runs` runs and either
+//    has accumulated `min_time_s` of measured time, or `max_runs`, or the `max_time_s` budget;
+//  - each call starts cold unless `flush` is off (workloads tagged `warm`), evicted outside the
+//    measured interval;
+//  - every call's outputs are checked (KernelSession::call) against that kernel's verified answer
+//    for the same inputs: a kernel that notices it is being timed and skips or replays work fails
+//    with Nondeterministic, and rotating input sets under the same pointers defeats replaying the
+//    previous answer;
+//  - median and interquartile range of the per-call durations.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "eval/kernel_session.h"
+#include "eval/result.h"
+
+namespace ekb::eval {
+
+struct TimingOptions {
+  double min_time_s = 0.3;
+  int min_runs = 10;
+  int max_runs = 1000;
+  int warmup_runs = 2;
+  double max_time_s = 30;  // wall-clock budget of the timing phase (checks included)
+  bool flush = true;
+  size_t scrub_bytes = 0;
+};
+
+struct TimingOutcome {
+  ErrorKind error = ErrorKind::None;
+  std::string message;
+  bool baseline_failed = false;  // the error is the baseline's (a harness problem)
+  TimeStats baseline, candidate;
+  bool ok() const { return error == ErrorKind::None; }
+};
+
+// `input_sets` must have been checked for both slots first (check_trials), so that their verified
+// answers exist.
+TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int candidate_slot,
+                               const std::vector<const Trial*>& input_sets, const TimingOptions& options);
+
+// Median and quartiles (linear interpolation between order statistics) of durations in ms.
+TimeStats summarize_times(std::vector<double> ms);
+
+}  // namespace ekb::eval

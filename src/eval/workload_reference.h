@@ -1,0 +1,63 @@
+// What the correctness protocol compares against, per workload: trials of inputs (as the bytes a
+// kernel sees) and their f64 reference outputs. Computing a reference can take the interpreter
+// seconds on a large workload, so the caller keeps one WorkloadReference per workload and reuses it
+// for the baseline and every candidate; trials are computed on first use (in parallel by prepare()).
+//
+// Trial seeds are base_seed + k for random trial k (k = 0, 1, ...): distinct, and the same for every
+// candidate. The evaluator uses trials 0..n-1 for the correctness check and timing, and later ones
+// for the re-check after timing ("inputs never used before" by that candidate).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "eval/kernel_interface.h"
+#include "ir/instance.h"
+#include "ir/tensor_data.h"
+
+namespace ekb::eval {
+
+struct Trial {
+  std::string label;                          // "random inputs (seed 7)", "edge values (seed ...)"
+  uint64_t seed = 0;
+  bool edge = false;
+  std::vector<std::vector<uint8_t>> inputs;   // each input's buffer, ABI order
+  std::vector<ir::TensorData> expected;       // each output's reference values, ABI order
+  std::vector<double> rms;                    // root mean square of each expected output (finite values)
+  std::string reference_error;                // non-empty: the reference failed on these inputs
+};
+
+class WorkloadReference {
+ public:
+  // `inst` must outlive this object.
+  explicit WorkloadReference(const ir::Instance& inst, uint64_t base_seed = 0x5EED);
+  WorkloadReference(const WorkloadReference&) = delete;
+  WorkloadReference& operator=(const WorkloadReference&) = delete;
+
+  const ir::Instance& instance() const { return inst_; }
+  const KernelInterface& interface() const { return interface_; }
+
+  // Random trial k, computed on first use. Thread-safe; the reference stays valid.
+  const Trial& random_trial(int k);
+  // The edge-value trial (edge_inputs.h); nullptr when no input has distinct domain ends or the
+  // reference fails on them.
+  const Trial* edge_trial();
+  // Computes random trials [0, n) and the edge trial (if asked) concurrently.
+  void prepare(int n, bool edge);
+
+ private:
+  std::unique_ptr<Trial> make_trial(uint64_t seed, bool edge) const;
+
+  const ir::Instance& inst_;
+  const uint64_t base_seed_;
+  const KernelInterface interface_;
+  std::mutex mutex_;
+  std::map<int, std::unique_ptr<Trial>> random_;
+  std::unique_ptr<Trial> edge_;
+  bool edge_done_ = false;
+};
+
+}  // namespace ekb::eval

@@ -1,0 +1,14 @@
+// Multi-dimensional Loads and Stores become one flat row-major index:
+//   x[i, j, k]  ->  x[i * (J * K) + j * K + k]
+// (The memory layer's layout directives will change the strides here.)
+#pragma once
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+void flatten_storage(Func& f);
+
+// The row-major flat index of `indices` into `shape` (index type).
+ExprP flat_index(const std::vector<ExprP>& indices, const std::vector<int64_t>& shape);
+
+}  // namespace ekb::lir

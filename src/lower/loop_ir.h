@@ -1,0 +1,200 @@
+// The loop-level IR ("lir"): what the native compiler lowers a verified workload into, and what
+// the C-like emitters print. Passes (src/lower/*.h, listed in lower.cpp) rewrite it step by step:
+//
+//   typed expressions   IntImm, FloatImm, Var, Load, Unary, Binary, Select, Call, Cast, Reduce
+//   statements          For, Store, Assign, LetStmt, DeclareVar, Block, IfThenElse, Allocate
+//
+// Nodes are immutable and shared (like ir::Expr); a pass builds new nodes where it changes
+// something. Every variable name in a Func is unique, so an emitter may declare each one where it
+// is bound without worrying about shadowing.
+//
+// Semantics are those of docs/IR.md, with these loop-level conventions:
+//  - Integer arithmetic wraps at the expression's type width; `no_wrap` on an integer
+//    Unary/Binary records that the exact result provably fits (simplify sets it), so an emitter
+//    may use plain arithmetic. Div/Mod on integers are floor division/modulo; TruncDiv/TruncMod are
+//    C's truncating forms (simplify introduces them only where both agree).
+//  - Float Min/Max propagate NaN (as the reference does); integer Min/Max compare values.
+//  - Select, And and Or evaluate only the operand they need.
+//  - A Load has one index per buffer dimension and may carry a boundary (pad/edge/mirror) until
+//    lower_boundaries; after flatten_storage every Load and Store has exactly one flat index.
+//  - Reduce exists only between lower_definitions and lower_reductions.
+//  - f16/bf16 values are only loaded and stored; widen_half_precision makes arithmetic f32.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/ast.h"
+#include "ir/types.h"
+
+namespace ekb::ir {
+struct Instance;
+}
+
+namespace ekb::lir {
+
+using ir::ScalarType;
+
+// ------------------------------------------------------------------------------- expressions
+struct Expr;
+using ExprP = std::shared_ptr<const Expr>;
+
+enum class ExprKind : uint8_t { IntImm, FloatImm, Var, Load, Unary, Binary, Select, Call, Cast, Reduce };
+enum class UnOp : uint8_t { Neg, Not };
+enum class BinOp : uint8_t {
+  Add, Sub, Mul,
+  Div, Mod,            // float division; integer floor division / floor modulo (IR semantics)
+  TruncDiv, TruncMod,  // C's integer / and %: only where the operands make them equal to floor
+  Min, Max,
+  Eq, Ne, Lt, Le, Gt, Ge,
+  And, Or,             // on bools, short-circuit
+  BitAnd, BitOr, BitXor,
+  Shl, Shr,            // arithmetic shifts of the exact value, then wrapped
+};
+enum class Intrinsic : uint8_t {
+  // float -> same float type
+  Exp, Log, Log2, Exp2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Tan, Atan, Atan2, Sigmoid, Pow,
+  Floor, Ceil, Round, RoundEven, Trunc, Fma,
+  Abs,          // int (wrapping) or float
+  Rdmulh, Rshift, Requant,  // gemmlowp / TFLite, on i32 (ir/quant.h)
+  MirrorIndex,  // (x, extent): reflect x into [0, extent) without repeating the edge (index type)
+};
+
+struct Range {
+  std::string var;  // index type
+  ExprP min, extent;
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::IntImm;
+  ScalarType type = ScalarType::Index;
+  int64_t int_value = 0;   // IntImm (bool: 0 or 1)
+  double float_value = 0;  // FloatImm
+  std::string name;        // Var: variable; Load: buffer
+  UnOp un_op = UnOp::Neg;
+  BinOp bin_op = BinOp::Add;
+  Intrinsic intrinsic = Intrinsic::Exp;
+  ir::ReduceOp reduce_op = ir::ReduceOp::Sum;
+  ir::Boundary boundary = ir::Boundary::None;  // Load, until lower_boundaries
+  bool saturate = false;   // Cast: int->int saturates instead of wrapping
+  bool no_wrap = false;    // integer Unary/Binary: the exact result fits in `type`
+  // Operands. Unary: [a]; Binary: [a, b]; Select: [cond, a, b]; Call: its arguments;
+  // Cast: [value]; Load: indices (one per dimension, or one flat index); Reduce: [body].
+  std::vector<ExprP> args;
+  ExprP pad;                // Load with boundary Pad: the value outside the buffer
+  std::vector<Range> ranges;  // Reduce: nested ranges, first outermost
+  ScalarType body_type = ScalarType::F32;  // Reduce: the body's type (argmax/argmin give index)
+};
+
+// Constructors. `binary` gives comparisons and And/Or the type bool, others a's type.
+ExprP int_imm(ScalarType t, int64_t v);
+ExprP index_imm(int64_t v);
+ExprP bool_imm(bool v);
+ExprP float_imm(ScalarType t, double v);
+ExprP var(std::string name, ScalarType t);
+ExprP load(std::string buffer, ScalarType t, std::vector<ExprP> indices);
+ExprP unary(UnOp op, ExprP a);
+ExprP binary(BinOp op, ExprP a, ExprP b);
+ExprP select(ExprP cond, ExprP a, ExprP b);
+ExprP call(Intrinsic f, ScalarType t, std::vector<ExprP> args);
+ExprP cast(ScalarType t, ExprP v, bool saturate = false);
+// A copy of `e` with other operands (same kind, type and attributes).
+ExprP with_args(const Expr& e, std::vector<ExprP> args);
+
+bool is_const(const Expr& e);  // IntImm or FloatImm
+bool is_int_const(const Expr& e, int64_t v);
+bool is_comparison(BinOp op);
+// Structural equality (names, types, attributes, operands).
+bool equal(const Expr& a, const Expr& b);
+bool equal(const ExprP& a, const ExprP& b);
+
+// ------------------------------------------------------------------------------- statements
+struct Stmt;
+using StmtP = std::shared_ptr<const Stmt>;
+
+enum class StmtKind : uint8_t {
+  For,         // name: variable (index type); min, extent; for_kind; body
+  Store,       // name: buffer; indices; value
+  Assign,      // name: a DeclareVar variable; value
+  LetStmt,     // name: immutable variable of `type` = value, visible in body
+  DeclareVar,  // name: mutable scalar of `type` initialized to value, visible in body (accumulators)
+  Block,       // stmts, in order
+  IfThenElse,  // value: condition; body; else_body (may be null)
+  Allocate,    // name: temp buffer of `type` elements, `extent` of them, in `scope`; body
+};
+
+enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, GpuBlock, GpuThread };
+
+// Where an Allocate's storage lives. Global: not yet placed (plan_storage decides); Stack: a local
+// array; Scratch: the harness-provided workspace (ABI "Scratch memory") at scratch_offset;
+// Shared / Local: GPU shared memory / registers (for the schedule passes to come).
+enum class MemoryScope : uint8_t { Global, Stack, Scratch, Shared, Local };
+
+struct Stmt {
+  StmtKind kind = StmtKind::Block;
+  std::string name;
+  ScalarType type = ScalarType::F32;
+  ExprP value;
+  std::vector<ExprP> indices;
+  ExprP min, extent;
+  ForKind for_kind = ForKind::Serial;
+  MemoryScope scope = MemoryScope::Global;
+  int64_t scratch_offset = 0;  // Allocate in Scratch: byte offset (64-byte aligned)
+  StmtP body, else_body;
+  std::vector<StmtP> stmts;
+};
+
+StmtP make_for(std::string var, ExprP min, ExprP extent, StmtP body, ForKind kind = ForKind::Serial);
+StmtP make_store(std::string buffer, std::vector<ExprP> indices, ExprP value);
+StmtP make_assign(std::string var, ExprP value);
+StmtP make_let(std::string var, ExprP value, StmtP body);
+StmtP make_declare(std::string var, ScalarType t, ExprP init, StmtP body);
+StmtP make_block(std::vector<StmtP> stmts);  // flattens nested blocks, drops empty ones
+StmtP make_if(ExprP cond, StmtP then_body, StmtP else_body = nullptr);
+StmtP make_allocate(std::string buffer, ScalarType t, int64_t extent, MemoryScope scope, StmtP body);
+bool is_no_op(const Stmt& s);  // an empty block
+
+// ------------------------------------------------------------------------------- functions
+enum class BufferRole : uint8_t { Input, Output, Temp };
+
+struct Buffer {
+  std::string name;
+  ScalarType type = ScalarType::F32;  // element type in memory
+  std::vector<int64_t> shape;         // row-major, concrete
+  BufferRole role = BufferRole::Input;
+  int64_t num_elements() const;
+};
+
+struct Param {
+  std::string name;
+  int64_t value = 0;  // the workload's value: the default lowering specializes to it
+};
+
+// One kernel: its buffers (inputs and outputs are arguments, in ABI order; temps are allocated
+// inside body), its int64 parameters, the body, and the scratch workspace it declares.
+struct Func {
+  std::string name;
+  std::vector<Buffer> buffers;  // inputs, outputs, then temps
+  std::vector<Param> params;
+  StmtP body;
+  int64_t scratch_bytes = 0;    // > 0: the kernel takes `void* scratch` (set by plan_storage)
+  const ir::Instance* source = nullptr;  // the workload it was lowered from (for emitters)
+  std::set<std::string> names;  // every name in use (buffers, params, variables)
+
+  const Buffer* buffer(const std::string& name) const;
+  // A new unique variable name starting with `base`, recorded in `names`.
+  std::string fresh_name(const std::string& base);
+};
+
+// ------------------------------------------------------------------------------- printing
+std::string_view bin_op_text(BinOp op);        // "+", "min", "floordiv"...
+std::string_view intrinsic_name(Intrinsic f);  // "exp", "mirror_index"...
+std::string_view for_kind_name(ForKind k);
+std::string_view scope_name(MemoryScope s);
+std::string to_string(const Expr& e);
+std::string to_string(const Stmt& s, int indent = 0);
+std::string to_string(const Func& f);
+
+}  // namespace ekb::lir

@@ -1,0 +1,50 @@
+#include "lower/lower.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "lower/flatten_storage.h"
+#include "lower/lower_boundaries.h"
+#include "lower/lower_definitions.h"
+#include "lower/lower_reductions.h"
+#include "lower/simplify.h"
+#include "lower/widen_half_precision.h"
+
+namespace ekb::lir {
+
+const std::vector<std::string>& pass_names() {
+  static const std::vector<std::string> names = {
+      "lower_definitions", "lower_reductions", "lower_boundaries", "widen_half_precision",
+      "flatten_storage",   "plan_storage",     "simplify"};
+  return names;
+}
+
+Func lower(const ir::Instance& inst, const LowerOptions& options) {
+  const std::string& stop = options.stop_after;
+  if (!stop.empty() && std::find(pass_names().begin(), pass_names().end(), stop) == pass_names().end())
+    throw std::invalid_argument("unknown lowering pass '" + stop + "'");
+
+  // Pure definitions and updates as loop nests; reductions and boundary reads still high-level.
+  Func f = lower_definitions(inst);
+  if (stop == "lower_definitions") return f;
+  // Reductions as scalar accumulators and their loops.
+  lower_reductions(f);
+  if (stop == "lower_reductions") return f;
+  // pad/edge/mirror reads as selects and index clamps.
+  lower_boundaries(f);
+  if (stop == "lower_boundaries") return f;
+  // Half-precision values computed in f32.
+  if (options.widen_half_precision) widen_half_precision(f);
+  if (stop == "widen_half_precision") return f;
+  // Multi-dimensional accesses as flat row-major indices.
+  flatten_storage(f);
+  if (stop == "flatten_storage") return f;
+  // Temps on the stack or in the declared scratch workspace.
+  plan_storage(f, options.storage);
+  if (stop == "plan_storage") return f;
+  // Constant folding, bounds-based simplification, cheap division.
+  if (options.simplify) simplify(f);
+  return f;
+}
+
+}  // namespace ekb::lir

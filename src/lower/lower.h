@@ -1,0 +1,29 @@
+// The native compiler's lowering: a verified workload to a loop-IR function, ready for an emitter
+// (codegen/c_like_emitter.h). lower.cpp lists the passes in order; each is one .h/.cpp pair in
+// src/lower/ that can be run and tested alone.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/instance.h"
+#include "lower/loop_ir.h"
+#include "lower/plan_storage.h"
+
+namespace ekb::lir {
+
+struct LowerOptions {
+  // f16/bf16 arithmetic in f32 (false: keep half arithmetic, for targets that have it).
+  bool widen_half_precision = true;
+  bool simplify = true;
+  StoragePlanOptions storage;
+  // Stop after the pass of this name (for `ekb emit --lir` and tests); empty runs them all.
+  std::string stop_after;
+};
+
+// The default lowering: a plain loop nest, single-threaded.
+Func lower(const ir::Instance& inst, const LowerOptions& options = {});
+
+// The pass names, in order.
+const std::vector<std::string>& pass_names();
+
+}  // namespace ekb::lir

@@ -1,0 +1,38 @@
+// Traversal helpers shared by the passes: a rebuilding mutator (override mutate() for the node kinds
+// a pass cares about and call the base for the rest), a read-only walk, and substitution.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+class Mutator {
+ public:
+  virtual ~Mutator() = default;
+  // Default: mutate the operands (and Reduce ranges, Load pads, statement bodies); the node is
+  // rebuilt only when something below it changed.
+  virtual ExprP mutate(const ExprP& e);
+  virtual StmtP mutate(const StmtP& s);
+
+ protected:
+  ExprP mutate_children(const ExprP& e);
+  StmtP mutate_children(const StmtP& s);
+};
+
+// Calls f on every expression node under e, operands before their parent (post-order).
+void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f);
+// Calls f on every expression node in s and the statements below it.
+void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f);
+// Calls f on s and every statement below it (pre-order).
+void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
+
+// Replaces the variable `name` by `value` (names are unique, so there is no capture to avoid).
+ExprP substitute(const ExprP& e, const std::string& name, const ExprP& value);
+StmtP substitute(const StmtP& s, const std::string& name, const ExprP& value);
+
+bool uses_var(const Expr& e, const std::string& name);
+bool has_load(const Expr& e);
+
+}  // namespace ekb::lir

@@ -1,0 +1,18 @@
+// Places each temp allocation that no directive has placed (scope Global): small ones become
+// local arrays on the stack, larger ones go to the scratch workspace the kernel declares through
+// the ABI (`ekb_scratch_bytes`, docs/ABI.md "Scratch memory"), since a kernel may not allocate
+// memory behind the harness's back and the stack is small.
+// Scratch offsets are 64-byte aligned; temps do not share space (every temp lives for the whole
+// kernel in the default lowering).
+#pragma once
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+struct StoragePlanOptions {
+  int64_t max_stack_bytes = 4096;  // per temp
+};
+
+void plan_storage(Func& f, const StoragePlanOptions& options = {});
+
+}  // namespace ekb::lir

@@ -1,0 +1,59 @@
+#include "results/calibration_cache.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "results/result_store.h"
+
+namespace ekb::results {
+
+namespace fs = std::filesystem;
+
+std::string cache_dir() {
+  if (const char* d = std::getenv("EKB_CACHE_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return (fs::path(d) / "ekb").string();
+  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "ekb").string();
+  return (fs::temp_directory_path() / "ekb-cache").string();
+}
+
+std::string calibration_file_path(const std::string& backend, const std::string& device) {
+  std::string name = backend + "-";
+  for (char c : device) name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+  return (fs::path(cache_dir()) / "calibration" / (name + ".json")).string();
+}
+
+std::string save_calibration_file(const eval::Calibration& c) {
+  fs::path path = calibration_file_path(c.backend, c.device);
+  fs::create_directories(path.parent_path());
+  // Written beside the target and renamed over it, so a reader never sees half a file.
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << eval::to_json(c).dump(2) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);
+  return path.string();
+}
+
+std::optional<eval::Calibration> load_calibration_file(const std::string& backend, const std::string& device) {
+  std::ifstream in(calibration_file_path(backend, device));
+  if (!in) return std::nullopt;
+  try {
+    return eval::calibration_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<eval::Calibration> find_calibration(const ResultStore* store, const std::string& backend,
+                                                  const std::string& device) {
+  if (store)
+    if (auto c = store->calibration(backend, device)) return c;
+  return load_calibration_file(backend, device);
+}
+
+}  // namespace ekb::results

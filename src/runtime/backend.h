@@ -1,0 +1,74 @@
+// One Backend interface for every target stack (DESIGN §1, §6): cpu now; cuda and opencl plug in
+// the same way.
+//
+// A backend does the two things that differ between targets:
+//   compile  a source solution into an Artifact (a file a worker can load), with a compile cache;
+//   execute  kernels, but only inside a sandboxed worker process (runtime/worker.h): the backend
+//            names the worker-side KernelExecutor ("cpu" loads a shared object and calls it).
+// Everything else (which inputs, poisoning, checking, the timing loop) is the evaluation protocol
+// in src/eval and is the same for every backend. In MultiKernelBench's terms: compile is
+// Backend::compile, load / release are Worker::load / Worker::unload, and check / time are
+// Worker::run calls made by eval/correctness.cpp and eval/timing.cpp.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ekb::runtime {
+
+enum class Language { C, Cpp, Cuda, OpenCL };
+
+std::string_view language_name(Language l);  // "c", "c++", "cuda", "opencl"
+std::optional<Language> parse_language(std::string_view s);
+// The language a file's extension implies: .c -> C; .cc .cpp .cxx -> C++; .cu -> CUDA; .cl -> OpenCL.
+std::optional<Language> language_from_path(std::string_view path);
+
+// A source solution: the text of one translation unit obeying the kernel ABI (docs/ABI.md).
+struct Source {
+  Language language = Language::C;
+  std::string text;
+  std::string origin;  // where it came from, for messages and results: a path, or "native:default"
+
+  static Source from_file(const std::string& path);  // language from the extension; throws on I/O errors
+};
+
+// What compile produced: a loadable file, owned by the compile cache (never deleted by a worker).
+struct Artifact {
+  std::string backend;  // "cpu"
+  std::string path;     // e.g. ~/.cache/ekb/cpu/<key>.so
+  std::string key;      // content hash of everything that determined it (hex)
+};
+
+struct CompileOutcome {
+  bool ok = false;
+  std::optional<Artifact> artifact;
+  bool cached = false;      // served from the compile cache
+  double seconds = 0;       // wall time of this call (hashing and cache lookup included)
+  std::string message;      // on failure: the compiler's diagnostics, trimmed to the first errors
+  std::string log;          // on failure: the compiler's complete output
+};
+
+// The device a result was measured on: the `device` object of the results JSON (DESIGN §5).
+struct DeviceInfo {
+  std::string backend;   // "cpu"
+  std::string name;      // "Intel(R) Xeon(R) Platinum 8480+ (16 cores)"
+  std::string compiler;  // "Debian clang version 14.0.6"
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;     // "cpu": also the worker's executor name
+  virtual const DeviceInfo& device_info() = 0;
+  // Compiles (or finds in the cache) one source solution. Never throws for a bad source: a compiler
+  // rejection is a CompileOutcome with ok == false. Throws only when the toolchain is unusable.
+  virtual CompileOutcome compile(const Source& source) = 0;
+  // Languages this backend compiles.
+  virtual bool accepts(Language l) const = 0;
+};
+
+// "cpu" (more to come). Throws std::runtime_error naming the known backends for anything else.
+std::unique_ptr<Backend> make_backend(std::string_view name);
+
+}  // namespace ekb::runtime

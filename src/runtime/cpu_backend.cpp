@@ -1,0 +1,206 @@
+#include "runtime/cpu_backend.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "runtime/paths.h"
+#include "runtime/subprocess.h"
+
+namespace ekb::runtime {
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The value of the first "key : value" line of /proc/cpuinfo with this key ("" if none).
+std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
+  std::istringstream in(cpuinfo);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(key, 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    size_t b = line.find_first_not_of(" \t", colon + 1);
+    return b == std::string::npos ? "" : line.substr(b);
+  }
+  return "";
+}
+
+std::string read_cpuinfo() {
+  std::ifstream in("/proc/cpuinfo");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Replaces every occurrence of `from` in `s` by `to`.
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size())
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+std::string cpu_model_name() {
+  std::string info = read_cpuinfo();
+  std::string model = cpuinfo_field(info, "model name");
+  if (model.empty()) model = cpuinfo_field(info, "Model");  // some aarch64 kernels
+  if (model.empty()) model = "unknown cpu";
+  unsigned n = std::thread::hardware_concurrency();
+  return model + " (" + std::to_string(n) + (n == 1 ? " core)" : " cores)");
+}
+
+std::string trim_compiler_log(const std::string& log, int max_lines, size_t max_chars) {
+  // Compiler errors say "error:"; the linker's (undefined symbols) come first and do not.
+  size_t start = std::string::npos;
+  for (const char* marker : {"error:", "undefined reference", "undefined symbol"})
+    start = std::min(start, log.find(marker));
+  start = start == std::string::npos ? 0 : log.rfind('\n', start);
+  start = start == std::string::npos ? 0 : start + (log[start] == '\n' ? 1 : 0);
+  std::string out;
+  int lines = 0;
+  for (size_t p = start; p < log.size() && lines < max_lines; ++lines) {
+    size_t e = log.find('\n', p);
+    if (e == std::string::npos) e = log.size();
+    out.append(log, p, e - p).push_back('\n');
+    p = e + 1;
+  }
+  if (out.size() > max_chars) out = out.substr(0, max_chars) + "...";
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+CpuBackend::CpuBackend(CpuBackendOptions options)
+    : options_(std::move(options)),
+      cache_(options_.cache_dir.empty() ? default_cache_dir() : options_.cache_dir, "cpu") {
+  if (options_.cc.empty()) options_.cc = env_or("EKB_CC", "clang");
+  if (options_.cxx.empty()) options_.cxx = env_or("EKB_CXX", "clang++");
+  abi_header_ = abi_header_path();
+  abi_header_text_ = read_file(abi_header_);
+  std::string info = read_cpuinfo();
+  cpu_identity_ = cpuinfo_field(info, "model name") + "|" + cpuinfo_field(info, "flags") + "|" +
+                  cpuinfo_field(info, "Features") + "|" + cpuinfo_field(info, "CPU part");
+}
+
+const std::string& CpuBackend::compiler_version(const std::string& compiler) {
+  std::lock_guard lock(mutex_);
+  for (const auto& [c, v] : versions_)
+    if (c == compiler) return v;
+  CommandOptions version_options;
+  version_options.timeout_s = 30;
+  CommandResult r = run_command({compiler, "--version"}, version_options);
+  if (!r.ok())
+    throw std::runtime_error("cannot run the C/C++ compiler '" + compiler +
+                             "' (set $EKB_CC / $EKB_CXX): " + trim_compiler_log(r.output, 3));
+  std::string first = r.output.substr(0, r.output.find('\n'));
+  versions_.emplace_back(compiler, first);
+  return versions_.back().second;
+}
+
+const DeviceInfo& CpuBackend::device_info() {
+  const std::string& version = compiler_version(options_.cc);
+  std::lock_guard lock(mutex_);
+  if (device_.backend.empty()) device_ = {"cpu", cpu_model_name(), version};
+  return device_;
+}
+
+std::vector<std::string> CpuBackend::flags(Language l) const {
+  std::vector<std::string> f = {"-x", l == Language::C ? "c" : "c++",
+                                l == Language::C ? "-std=gnu17" : "-std=gnu++20",
+                                "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
+                                "-include", abi_header_};
+  return f;
+}
+
+CompileOutcome CpuBackend::compile(const Source& source) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  CompileOutcome out;
+  if (!accepts(source.language)) {
+    out.message = "the cpu backend compiles C and C++, not " +
+                  std::string(language_name(source.language));
+    out.log = out.message;
+    out.seconds = elapsed();
+    return out;
+  }
+  const std::string& compiler = source.language == Language::C ? options_.cc : options_.cxx;
+  std::vector<std::string> fl = flags(source.language);
+  // Libraries after the source: libm for C; -z defs turns an undefined symbol into a compile error
+  // with the compiler's message instead of a load failure later.
+  std::vector<std::string> libs = {"-lm", "-Wl,-z,defs"};
+  std::string flag_text;
+  for (const auto& f : fl) flag_text += f + " ";
+  for (const auto& f : libs) flag_text += f + " ";
+  std::string key = content_key({"cpu", language_name(source.language), source.text, compiler,
+                                 compiler_version(compiler), flag_text, abi_header_text_,
+                                 cpu_identity_});
+  const std::string ext = ".so";
+  if (cache_.contains(key, ext)) {
+    out.ok = true;
+    out.cached = true;
+    out.artifact = Artifact{"cpu", cache_.artifact_path(key, ext), key};
+    out.seconds = elapsed();
+    return out;
+  }
+
+  std::string src_path = cache_.temporary_path(source.language == Language::C ? ".c" : ".cpp");
+  {
+    std::ofstream f(src_path, std::ios::binary);
+    f.write(source.text.data(), static_cast<std::streamsize>(source.text.size()));
+    if (!f) throw std::runtime_error("cannot write " + src_path);
+  }
+  std::string so_path = cache_.temporary_path(ext);
+  std::vector<std::string> argv = {compiler};
+  argv.insert(argv.end(), fl.begin(), fl.end());
+  argv.insert(argv.end(), {"-o", so_path, src_path});
+  argv.insert(argv.end(), libs.begin(), libs.end());
+  CommandOptions compile_options;
+  compile_options.timeout_s = options_.compile_timeout_s;
+  compile_options.memory_limit_bytes = options_.compiler_memory_limit;
+  compile_options.cwd = cache_.directory();
+  CommandResult r = run_command(argv, compile_options);
+  std::error_code ec;
+  std::filesystem::remove(src_path, ec);
+  if (!r.started) throw std::runtime_error("cannot run the compiler '" + compiler + "': " + r.output);
+  if (!r.ok()) {
+    std::filesystem::remove(so_path, ec);
+    std::string name = source.origin.empty() ? "solution" : source.origin;
+    out.log = replace_all(r.output, src_path, name);
+    if (r.timed_out)
+      out.log += "\n(the compiler ran past " + std::to_string(options_.compile_timeout_s) + " s)";
+    else if (r.term_signal)
+      out.log += "\n(the compiler was killed by signal " + std::to_string(r.term_signal) + ")";
+    out.message = trim_compiler_log(out.log);
+    out.seconds = elapsed();
+    return out;
+  }
+  out.ok = true;
+  out.artifact = Artifact{"cpu", cache_.publish(so_path, key, ext), key};
+  cache_.store_source(key, source.text);
+  out.seconds = elapsed();
+  return out;
+}
+
+}  // namespace ekb::runtime

@@ -1,0 +1,57 @@
+// The `cpu` backend: C and C++ solutions compiled by clang into a shared object that a worker
+// process loads with dlopen and calls (runtime/cpu_executor.h).
+//
+//   clang -O3 -march=native -fopenmp -fPIC -shared -include <repo>/include/ekb/ekb_abi.h
+//
+// `-march=native` makes an artifact specific to the CPU, so the CPU model and feature flags are part
+// of the cache key (a cache shared over NFS between machines stays correct).
+#pragma once
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/backend.h"
+#include "runtime/compile_cache.h"
+
+namespace ekb::runtime {
+
+struct CpuBackendOptions {
+  std::string cc;         // C compiler: empty means $EKB_CC, else "clang"
+  std::string cxx;        // C++ compiler: empty means $EKB_CXX, else "clang++"
+  std::string cache_dir;  // empty means default_cache_dir()
+  double compile_timeout_s = 120;
+  uint64_t compiler_memory_limit = 8ull << 30;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(CpuBackendOptions options = {});
+  std::string_view name() const override { return "cpu"; }
+  const DeviceInfo& device_info() override;
+  CompileOutcome compile(const Source& source) override;
+  bool accepts(Language l) const override { return l == Language::C || l == Language::Cpp; }
+
+  // The flags every solution is compiled with (without the compiler, source and output paths).
+  std::vector<std::string> flags(Language l) const;
+
+ private:
+  const std::string& compiler_version(const std::string& compiler);
+
+  CpuBackendOptions options_;
+  std::string abi_header_;
+  std::string abi_header_text_;
+  std::string cpu_identity_;  // model name and feature flags: part of every cache key
+  CompileCache cache_;
+  std::mutex mutex_;          // guards the memoized fields below
+  DeviceInfo device_;
+  std::vector<std::pair<std::string, std::string>> versions_;  // compiler -> version line
+};
+
+// The first compiler errors of a log, for a result's message: from the first "error:" line, at
+// most `max_lines` lines and `max_chars` characters; the whole (short) log if it has no error line.
+std::string trim_compiler_log(const std::string& log, int max_lines = 12, size_t max_chars = 1500);
+
+// "Intel(R) Xeon(R) ... (16 cores)" from /proc/cpuinfo, or "unknown cpu".
+std::string cpu_model_name();
+
+}  // namespace ekb::runtime

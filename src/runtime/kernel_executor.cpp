@@ -1,0 +1,14 @@
+#include "runtime/kernel_executor.h"
+
+#include <string>
+
+#include "runtime/cpu_executor.h"
+
+namespace ekb::runtime {
+
+std::unique_ptr<KernelExecutor> make_executor(std::string_view backend) {
+  if (backend == "cpu") return std::make_unique<CpuExecutor>();
+  throw ExecutorError("no worker executor for backend '" + std::string(backend) + "'");
+}
+
+}  // namespace ekb::runtime

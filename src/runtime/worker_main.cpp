@@ -1,0 +1,131 @@
+#include "runtime/worker_main.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+#include "runtime/crash_report.h"
+#include "runtime/kernel_executor.h"
+#include "runtime/worker_protocol.h"
+
+namespace ekb::runtime {
+
+namespace {
+
+using nlohmann::json;
+
+class ArenaMapping {
+ public:
+  ~ArenaMapping() { unmap(); }
+  // Maps the whole file inaccessible, then opens up each region: inputs read-only, everything
+  // else read-write. The gaps between regions stay PROT_NONE: touching them faults.
+  void map(int fd, size_t size, std::vector<ArenaRegion> regions) {
+    unmap();
+    void* m = ::mmap(nullptr, size, PROT_NONE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) throw ExecutorError("cannot map the tensor arena");
+    view_.base = static_cast<uint8_t*>(m);
+    view_.size = size;
+    for (const ArenaRegion& r : regions) {
+      if (r.begin > r.end || r.end > size) throw ExecutorError("arena region out of range");
+      int prot = PROT_READ | (r.writable ? PROT_WRITE : 0);
+      if (::mprotect(view_.base + r.begin, r.end - r.begin, prot) != 0)
+        throw ExecutorError("cannot protect an arena region");
+    }
+    view_.regions = std::move(regions);
+  }
+  void unmap() {
+    if (view_.base) ::munmap(view_.base, view_.size);
+    view_ = {};
+  }
+  const ArenaView& view() const { return view_; }
+
+ private:
+  ArenaView view_;
+};
+
+json handle(KernelExecutor& exec, ArenaMapping& arena, const json& req, int fd) {
+  const std::string op = req.value("op", "");
+  if (op == "load") {
+    if (fd < 0) throw ExecutorError("load: no artifact descriptor");
+    int64_t scratch = exec.load(req.at("slot").get<int>(), fd, req.at("params").get<std::vector<int64_t>>());
+    return {{"ok", true}, {"scratch_bytes", scratch}};
+  }
+  if (op == "attach") {
+    if (fd < 0) throw ExecutorError("attach: no arena descriptor");
+    std::vector<ArenaRegion> regions;
+    for (const auto& r : req.at("regions"))
+      regions.push_back({r.at(0).get<uint64_t>(), r.at(1).get<uint64_t>(), r.at(2).get<bool>()});
+    try {
+      arena.map(fd, req.at("size").get<size_t>(), std::move(regions));
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+    for (const auto& s : req.at("slots")) {
+      std::vector<KernelArg> args;
+      for (const auto& a : s.at("args")) args.push_back({a.at(0).get<bool>(), a.at(1).get<uint64_t>()});
+      exec.attach(arena.view(), s.at("slot").get<int>(), args);
+    }
+    return {{"ok", true}, {"base", reinterpret_cast<uint64_t>(arena.view().base)}};
+  }
+  if (fd >= 0) ::close(fd);
+  if (op == "run") {
+    int64_t ns = exec.run(req.at("slot").get<int>(), req.value("flush", false),
+                          req.value("scrub_bytes", size_t{0}));
+    return {{"ok", true}, {"ns", ns}};
+  }
+  if (op == "unload") {
+    exec.unload(req.at("slot").get<int>());
+    return {{"ok", true}};
+  }
+  throw ExecutorError("unknown request '" + op + "'");
+}
+
+}  // namespace
+
+int worker_main(const WorkerConfig& config) {
+  const int sock = config.socket_fd;
+  SandboxReport report;
+  std::unique_ptr<KernelExecutor> exec;
+  try {
+    report = enter_sandbox(config.sandbox);
+    exec = make_executor(config.backend);
+  } catch (const std::exception& e) {
+    protocol::send_message(sock, {{"ready", false}, {"message", e.what()}});
+    return 1;
+  }
+  install_crash_reporter(sock);
+  protocol::send_message(sock, {{"ready", true},
+                                {"pid", static_cast<int64_t>(::getpid())},
+                                {"sandbox",
+                                 {{"network_namespace", report.network_namespace},
+                                  {"seccomp", report.seccomp},
+                                  {"dropped_privileges", report.dropped_privileges},
+                                  {"notes", report.notes}}}});
+  ArenaMapping arena;
+  for (;;) {
+    json req;
+    int fd = -1;
+    auto status = protocol::receive_message(sock, req, -1, &fd);
+    if (status == protocol::ReceiveStatus::Closed) return 0;
+    if (status != protocol::ReceiveStatus::Ok) return 1;
+    if (req.value("op", "") == "quit") {
+      if (fd >= 0) ::close(fd);
+      protocol::send_message(sock, {{"ok", true}});
+      return 0;
+    }
+    json reply;
+    try {
+      reply = handle(*exec, arena, req, fd);
+    } catch (const std::exception& e) {
+      reply = {{"ok", false}, {"message", e.what()}};
+    }
+    if (!protocol::send_message(sock, reply)) return 1;
+  }
+}
+
+}  // namespace ekb::runtime

@@ -1,0 +1,20 @@
+// The worker process's side: what `ekb worker` runs. It confines itself (runtime/sandbox.h),
+// installs the crash reporter, then serves the parent's requests (runtime/worker_protocol.h) until
+// told to quit or the parent goes away. Candidate code only ever runs in here.
+#pragma once
+#include <string>
+
+#include "runtime/sandbox.h"
+
+namespace ekb::runtime {
+
+struct WorkerConfig {
+  int socket_fd = 3;
+  std::string backend = "cpu";
+  SandboxConfig sandbox;
+};
+
+// Returns the process exit code.
+int worker_main(const WorkerConfig& config);
+
+}  // namespace ekb::runtime

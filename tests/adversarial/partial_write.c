@@ -1,0 +1,6 @@
+// workload: nn.relu6/mbv2_035_96_48x48x48
+// expect: unwritten_output
+// Computes only the first half of the output.
+void ekb_main(const float* x, float* y, int64_t N, int64_t H, int64_t W, int64_t C) {
+  for (int64_t i = 0; i < N * H * W * C / 2; ++i) y[i] = x[i] < 0 ? 0 : (x[i] > 6 ? 6 : x[i]);
+}

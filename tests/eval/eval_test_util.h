@@ -1,0 +1,83 @@
+// Shared set-up of the harness tests: the suite, a compile cache that survives between runs (so a
+// re-run compiles nothing), the `ekb` binary as the worker, and evaluation options short enough for
+// tests.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "eval/evaluator.h"
+#include "eval/workload_reference.h"
+#include "runtime/cpu_backend.h"
+#include "suite/suite.h"
+
+namespace ekb::testing {
+
+inline std::string test_cache_dir() {
+  if (const char* d = std::getenv("EKB_CACHE_DIR"); d && *d) return d;
+  return ::testing::TempDir() + "ekb-test-cache";
+}
+
+inline runtime::CpuBackend& test_backend() {
+  static runtime::CpuBackend backend([] {
+    runtime::CpuBackendOptions o;
+    o.cache_dir = test_cache_dir();
+    return o;
+  }());
+  return backend;
+}
+
+inline std::string adversarial_dir() { return std::string(EKB_TEST_DATA_DIR) + "/../adversarial"; }
+
+// Instances and their reference caches, one per workload, for the whole test program.
+class TestWorkloads {
+ public:
+  static TestWorkloads& get() {
+    static TestWorkloads w;
+    return w;
+  }
+  eval::WorkloadReference& reference(const std::string& full_name) {
+    std::lock_guard lock(mutex_);
+    auto it = refs_.find(full_name);
+    if (it != refs_.end()) return *it->second.ref;
+    auto entry = suite_.find_workload(full_name);
+    if (!entry) throw std::runtime_error("no workload " + full_name);
+    Entry& e = refs_[full_name];
+    e.inst = std::make_unique<ir::Instance>(suite::bind_workload(*entry));
+    e.ref = std::make_unique<eval::WorkloadReference>(*e.inst);
+    return *e.ref;
+  }
+
+ private:
+  TestWorkloads() : suite_(suite::Suite::load()) {}
+  struct Entry {
+    std::unique_ptr<ir::Instance> inst;
+    std::unique_ptr<eval::WorkloadReference> ref;
+  };
+  suite::Suite suite_;
+  std::mutex mutex_;
+  std::map<std::string, Entry> refs_;
+};
+
+// Short limits: a hang costs 2 s, timing stops after a few runs.
+inline eval::EvalOptions fast_options() {
+  eval::EvalOptions o;
+  o.call_timeout_s = 2;
+  o.timing.min_time_s = 0.01;
+  o.timing.min_runs = 5;
+  o.timing.max_runs = 40;
+  o.timing.warmup_runs = 1;
+  o.memory_limit_bytes = 768ull << 20;  // page faults are slow on small VMs: runaway memory fails fast
+  o.worker_executable = EKB_BINARY;
+  return o;
+}
+
+inline runtime::Source baseline_for(const std::string& pattern) {
+  return runtime::Source::from_file(adversarial_dir() + "/baselines/" + pattern + ".c");
+}
+
+}  // namespace ekb::testing

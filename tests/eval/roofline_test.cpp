@@ -1,0 +1,68 @@
+// Roofline fractions and the calibration record.
+#include <gtest/gtest.h>
+
+#include "eval/calibration.h"
+#include "eval/cpu_calibration.h"
+#include "eval/roofline.h"
+
+namespace ekb::eval {
+namespace {
+
+TEST(Roofline, AttainableTimeIsTheBindingRoof) {
+  Roofline roof{100e9, 10e9};  // 100 GFLOP/s, 10 GB/s: ridge at 10 FLOP/byte
+  WorkCost memory{1e9, 1e9};   // 1 FLOP/byte: 0.01 s compute, 0.1 s traffic
+  EXPECT_DOUBLE_EQ(attainable_seconds(memory, roof), 0.1);
+  EXPECT_TRUE(memory_bound(memory, roof));
+  WorkCost compute{100e9, 1e9};  // 100 FLOP/byte: 1 s compute, 0.1 s traffic
+  EXPECT_DOUBLE_EQ(attainable_seconds(compute, roof), 1.0);
+  EXPECT_FALSE(memory_bound(compute, roof));
+  // Measured 400 ms for 100 ms attainable: a quarter of the roofline.
+  EXPECT_DOUBLE_EQ(*roofline_fraction(memory, roof, 400.0), 0.25);
+  EXPECT_DOUBLE_EQ(*roofline_fraction(compute, roof, 1000.0), 1.0);
+  EXPECT_FALSE(roofline_fraction(memory, roof, 0.0).has_value());
+  EXPECT_FALSE(roofline_fraction(memory, Roofline{}, 1.0).has_value());
+}
+
+TEST(Roofline, FromCalibrationUsesTheBestRuns) {
+  Calibration c;
+  c.bandwidth_gbs = summarize_higher_is_better({9, 10, 8});
+  c.peak_gflops = summarize_higher_is_better({300, 400, 350, 390});
+  Roofline r = Roofline::from(c);
+  EXPECT_DOUBLE_EQ(r.bandwidth_bytes_per_s, 10e9);
+  EXPECT_DOUBLE_EQ(r.peak_ops_per_s, 400e9);
+  EXPECT_DOUBLE_EQ(c.peak_gflops.median, 370);
+  EXPECT_DOUBLE_EQ(c.peak_gflops.worst, 300);
+  EXPECT_DOUBLE_EQ(c.peak_gflops.spread(), 0.25);
+  EXPECT_EQ(c.peak_gflops.runs, 4);
+}
+
+TEST(Calibration, JsonRoundTrip) {
+  Calibration c;
+  c.backend = "cpu";
+  c.device = "Some CPU";
+  c.created = utc_timestamp_now();
+  c.bandwidth_gbs = summarize_higher_is_better({9, 10});
+  c.peak_gflops = summarize_higher_is_better({300, 400});
+  c.details = {{"threads", 2}};
+  Calibration back = calibration_from_json(nlohmann::json::parse(to_json(c).dump()));
+  EXPECT_EQ(back.device, "Some CPU");
+  EXPECT_EQ(back.created, c.created);
+  EXPECT_DOUBLE_EQ(back.bandwidth_gbs.best, 10);
+  EXPECT_DOUBLE_EQ(back.peak_gflops.worst, 300);
+  EXPECT_EQ(back.details["threads"], 2);
+}
+
+TEST(Calibration, QuickCpuCalibrationMeasuresSomething) {
+  CpuCalibrationOptions o;
+  o.quick = true;
+  Calibration c = calibrate_cpu(o);
+  EXPECT_EQ(c.backend, "cpu");
+  EXPECT_EQ(c.device, cpu_model_name());
+  EXPECT_GT(c.bandwidth_gbs.best, 0.1);
+  EXPECT_GT(c.peak_gflops.best, 0.1);
+  EXPECT_GE(c.bandwidth_gbs.best, c.bandwidth_gbs.worst);
+  EXPECT_TRUE(c.details["fma_gflops"].contains("generic"));  // every CPU runs the fallback
+}
+
+}  // namespace
+}  // namespace ekb::eval
