@@ -29,6 +29,7 @@ void add_list_command(CLI::App& app, Context& ctx);
 void add_show_command(CLI::App& app, Context& ctx);
 void add_validate_command(CLI::App& app, Context& ctx);
 void add_prompt_command(CLI::App& app, Context& ctx);
+void add_eval_command(CLI::App& app, Context& ctx);
 void add_emit_command(CLI::App& app, Context& ctx);
 void add_worker_command(CLI::App& app, Context& ctx);  // hidden: the sandboxed kernel runner
 void add_report_command(CLI::App& app, Context& ctx);

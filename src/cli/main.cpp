@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   add_show_command(app, ctx);
   add_validate_command(app, ctx);
   add_prompt_command(app, ctx);
+  add_eval_command(app, ctx);
   add_emit_command(app, ctx);
   add_worker_command(app, ctx);
   add_report_command(app, ctx);

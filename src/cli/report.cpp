@@ -8,6 +8,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "cli/report.h"
 #include "cli/results_db.h"
 #include "results/results_csv.h"
 #include "results/results_json.h"
@@ -82,15 +83,15 @@ void print_failures(const results::RunReport& report, int limit) {
   }
 }
 
-void run_report(Context& ctx, const ReportOptions& o) {
-  std::vector<results::GroupBy> groupings;
-  for (const auto& b : o.by) groupings.push_back(*results::parse_group_by(b));
-  if (groupings.empty()) groupings = {results::GroupBy::Domain, results::GroupBy::Level};
+}  // namespace
 
-  results::ResultStore store = open_existing_store(o.db);
+results::RunReport print_run_report(const suite::Suite& suite, const results::ResultStore& store,
+                                    const std::string& run_id, std::vector<results::GroupBy> groupings,
+                                    int failures) {
+  if (groupings.empty()) groupings = {results::GroupBy::Domain, results::GroupBy::Level};
   results::RunReport report;
   try {
-    report = results::build_run_report(store, o.run, ctx.suite());
+    report = results::build_run_report(store, run_id, suite);
   } catch (const results::StoreError& e) {
     throw UsageError(e.what());
   }
@@ -123,7 +124,18 @@ void run_report(Context& ctx, const ReportOptions& o) {
     for (const auto& [k, v] : s.correct_at_k) fmt::print("  @{}: {}", k, percent(v));
     fmt::print("\n");
   }
-  print_failures(report, o.failures);
+  print_failures(report, failures);
+  return report;
+}
+
+namespace {
+
+void run_report(Context& ctx, const ReportOptions& o) {
+  std::vector<results::GroupBy> groupings;
+  for (const auto& b : o.by) groupings.push_back(*results::parse_group_by(b));
+  results::ResultStore store = open_existing_store(o.db);
+  results::RunReport report = print_run_report(ctx.suite(), store, o.run, groupings, o.failures);
+  const results::RunInfo& run = report.run;
 
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);

@@ -6,7 +6,7 @@
 namespace ekb::eval {
 
 namespace {
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 14> kNames{{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 15> kNames{{
     {ErrorKind::None, "none"},
     {ErrorKind::Compile, "compile"},
     {ErrorKind::Load, "load"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 14> kNames{{
     {ErrorKind::OutOfBounds, "out_of_bounds"},
     {ErrorKind::AsyncWrite, "async_write"},
     {ErrorKind::Nondeterministic, "nondeterministic"},
+    {ErrorKind::Missing, "missing"},
     {ErrorKind::Internal, "internal"},
 }};
 }  // namespace

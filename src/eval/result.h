@@ -22,6 +22,7 @@ enum class ErrorKind {
   OutOfBounds,      // accessed memory outside its buffers (a guard region or the canary bytes around them)
   AsyncWrite,       // outputs changed after ekb_main returned (threads still writing)
   Nondeterministic, // a timed run's outputs differ from the checked run on the same inputs
+  Missing,          // the solutions directory has no solution for a selected workload
   Internal,         // the harness itself failed (reported, never blamed on the candidate silently)
 };
 

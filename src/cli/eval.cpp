@@ -1,0 +1,200 @@
+// ekb eval: evaluate a solutions directory against the baseline on a selection of the suite,
+// storing every result as it completes (a killed run resumes), then write the results JSON and
+// print the report.
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "cli/report.h"
+#include "cli/results_db.h"
+#include "eval/evaluator.h"
+#include "eval/solution_set.h"
+#include "results/results_json.h"
+#include "suite/selection.h"
+
+namespace ekb::cli {
+
+namespace {
+
+struct EvalCommandOptions {
+  std::string backend = "cpu";
+  std::string solutions;
+  suite::Selection selection;
+  bool exclude_heldout = false;
+  bool solved_only = false;
+  std::string db;
+  std::string run;
+  std::string json;
+  int trials = 3;
+  double min_time_s = 0.3;
+  int failures = 10;
+};
+
+nlohmann::json selection_json(const EvalCommandOptions& o, const std::vector<suite::WorkloadEntry>& selected) {
+  const suite::Selection& s = o.selection;
+  nlohmann::json j = {{"names", s.names},     {"domains", s.domains}, {"levels", s.levels},
+                      {"dtypes", s.dtypes},   {"sizes", s.sizes},     {"heldout", s.include_heldout}};
+  std::vector<std::string> names;
+  for (const auto& w : selected) names.push_back(w.full_name());
+  j["workloads"] = names;
+  return j;
+}
+
+eval::CandidateResult unevaluated(const eval::CandidateRef& c, std::string_view backend, eval::ErrorKind kind,
+                                  std::string message) {
+  eval::CandidateResult r;
+  r.task = c.workload.pattern->name();
+  r.workload = c.workload.full_name();
+  r.backend = std::string(backend);
+  r.solution = c.solution.empty() ? "(none)" : c.solution;
+  r.sample = c.sample;
+  r.error = kind;
+  r.message = std::move(message);
+  return r;
+}
+
+std::string outcome_text(const eval::CandidateResult& r) {
+  std::string who = r.workload + " " + r.solution + (r.sample ? fmt::format("#{}", r.sample) : "");
+  if (r.correct && r.speedup) return fmt::format("{}  correct {:.2f}x", who, *r.speedup);
+  if (r.correct) return who + "  correct";
+  return fmt::format("{}  {}", who, eval::error_kind_name(r.error));
+}
+
+void run_eval(Context& ctx, EvalCommandOptions& o) {
+  o.selection.include_heldout = !o.exclude_heldout;
+  try {
+    o.selection.check_values();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  std::vector<suite::WorkloadEntry> selected = o.selection.apply(ctx.suite());
+  if (selected.empty()) throw UsageError("the selection matches no workload\n  hint: `ekb list` with the same filters");
+
+  std::unique_ptr<runtime::Backend> backend;
+  try {
+    backend = runtime::make_backend(o.backend);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  std::vector<eval::CandidateRef> candidates;
+  try {
+    candidates = eval::find_candidates(o.solutions, selected, backend->name());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+
+  if (o.solved_only) {
+    // Narrow the selection itself, so that the denominators of Correct@k and Fast@p follow.
+    std::erase_if(candidates, [](const eval::CandidateRef& c) { return c.missing(); });
+    std::set<std::string> solved;
+    for (const auto& c : candidates) solved.insert(c.workload.full_name());
+    std::erase_if(selected, [&](const suite::WorkloadEntry& w) { return !solved.count(w.full_name()); });
+    if (selected.empty()) throw UsageError("no selected workload has a solution in " + o.solutions);
+  }
+
+  eval::EvalOptions options;
+  options.trials = o.trials;
+  options.timing.min_time_s = o.min_time_s;
+
+  const runtime::DeviceInfo& device = backend->device_info();
+  results::RunSpec spec;
+  spec.id = o.run;
+  spec.backend = std::string(backend->name());
+  spec.device = {{"backend", device.backend}, {"name", device.name}, {"compiler", device.compiler}};
+  spec.options = {{"trials", o.trials}, {"min_time_s", o.min_time_s}};
+  spec.solutions_dir = o.solutions == "native" ? "native"
+                                               : std::filesystem::absolute(o.solutions).lexically_normal().string();
+  spec.selection = selection_json(o, selected);
+
+  results::ResultStore store = results::ResultStore::open(o.db);
+  std::string run = store.begin_or_resume_run(spec);
+  std::set<results::ResultKey> done = store.done(run);
+  auto key_of = [](const eval::CandidateRef& c) {
+    return results::ResultKey{c.workload.full_name(), c.solution.empty() ? "(none)" : c.solution, c.sample};
+  };
+  int already = 0;
+  for (const auto& c : candidates) already += done.count(key_of(c)) ? 1 : 0;
+  fmt::print(stderr, "run {}: {} candidates for {} workloads on {} ({}){}\n", run, candidates.size(), selected.size(),
+             backend->name(), device.name, already ? fmt::format(", resuming with {} done", already) : "");
+
+  Progress progress(static_cast<int>(candidates.size()), already);
+  // Candidates come grouped by workload: bind it and compute its references once for all of them.
+  std::string current;
+  std::unique_ptr<ir::Instance> inst;
+  std::unique_ptr<eval::WorkloadReference> reference;
+  std::optional<runtime::Source> baseline;
+  for (const auto& c : candidates) {
+    if (done.count(key_of(c))) continue;
+    eval::CandidateResult r;
+    if (c.missing()) {
+      r = unevaluated(c, backend->name(), eval::ErrorKind::Missing, "no solution in " + o.solutions);
+    } else {
+      if (c.workload.full_name() != current) {
+        current = c.workload.full_name();
+        reference.reset();
+        inst = std::make_unique<ir::Instance>(suite::bind_workload(c.workload));
+        reference = std::make_unique<eval::WorkloadReference>(*inst);
+        baseline = eval::native_baseline_source(*inst);
+      }
+      std::optional<runtime::Source> source;
+      try {
+        source = eval::candidate_source(c, *inst);
+      } catch (const eval::CandidateError& e) {
+        r = unevaluated(c, backend->name(), eval::ErrorKind::Compile, e.what());
+      }
+      if (source) {
+        eval::EvalOptions opts = options;
+        opts.solution = c.solution;
+        opts.sample = c.sample;
+        r = eval::evaluate(*backend, *reference, *source, *baseline, opts);
+      }
+    }
+    store.add(run, r);
+    progress.step(outcome_text(r));
+  }
+  progress.finish();
+  store.finish_run(run);
+
+  std::string json = o.json.empty() ? "ekb-results-" + run + ".json" : o.json;
+  results::write_results_json(store, run, json, &ctx.suite());
+  fmt::print("\n");
+  print_run_report(ctx.suite(), store, run, {}, o.failures);
+  fmt::print("\nresults: {} (database {}, `ekb report {}` shows them again)\n", json, o.db, run);
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<EvalCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("eval", "Evaluate solutions against the baseline: correctness, speed, report");
+  cmd->add_option("-b,--backend", o->backend, "cpu (cuda and opencl come next)")->capture_default_str();
+  cmd->add_option("-s,--solutions", o->solutions,
+                  "Solutions directory (docs/SOLUTIONS.md), or 'native' for the default lowering itself")
+      ->required();
+  cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names (default: all)");
+  cmd->add_option("--domain", o->selection.domains, "Only these domains")->delimiter(',');
+  cmd->add_option("--level", o->selection.levels, "Only these levels (operator, fused, graph)")->delimiter(',');
+  cmd->add_option("--dtype", o->selection.dtypes, "Only workloads whose first input has this type")->delimiter(',');
+  cmd->add_option("--size", o->selection.sizes, "Only these size classes (micro, mobile)")->delimiter(',');
+  cmd->add_flag("--no-heldout", o->exclude_heldout, "Leave out held-out workloads");
+  cmd->add_flag("--solved-only", o->solved_only,
+                "Select only the workloads that have a solution (otherwise they count as failed: missing)");
+  add_db_option(cmd, o->db);
+  cmd->add_option("--run", o->run, "Run id: resumes that run if it is unfinished (default: derived from the parameters)");
+  cmd->add_option("--json", o->json, "Results document path (default: ekb-results-RUN.json)");
+  cmd->add_option("--trials", o->trials, "Random-input correctness trials before timing")
+      ->check(CLI::Range(3, 100))
+      ->capture_default_str();
+  cmd->add_option("--min-time", o->min_time_s, "Minimum measured time per timing batch, seconds")
+      ->check(CLI::Range(0.01, 60.0))
+      ->capture_default_str();
+  cmd->add_option("--failures", o->failures, "Failures listed per error kind in the report (-1: all)")
+      ->capture_default_str();
+  cmd->callback([&ctx, o] { run_eval(ctx, *o); });
+}
+
+}  // namespace ekb::cli

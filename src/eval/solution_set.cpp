@@ -1,0 +1,171 @@
+#include "eval/solution_set.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "codegen/c_emitter.h"
+#include "ir/parser.h"
+
+namespace ekb::eval {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Which file extensions hold solutions for `backend`: its source languages, plus IR solutions.
+bool extension_fits(const std::string& ext, std::string_view backend) {
+  if (ext == ".ekb") return true;
+  auto lang = runtime::language_from_path("x" + ext);
+  if (!lang) return false;
+  if (backend == "cpu") return *lang == runtime::Language::C || *lang == runtime::Language::Cpp;
+  if (backend == "cuda") return *lang == runtime::Language::Cuda;
+  if (backend == "opencl") return *lang == runtime::Language::OpenCL;
+  return false;
+}
+
+struct Found {
+  std::map<int, std::string> samples;  // sample -> relative path
+};
+
+// Parses "WORKLOAD.EXT" or "WORKLOAD.sN.EXT" (the extension already checked).
+bool split_name(const std::string& stem, std::string& workload, int& sample) {
+  static const std::regex kSample(R"(^(.+)\.s(\d+)$)");
+  std::smatch m;
+  if (std::regex_match(stem, m, kSample)) {
+    workload = m[1];
+    sample = std::stoi(m[2]);
+    return true;
+  }
+  workload = stem;
+  sample = 0;
+  return true;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CandidateError("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string describe_tensor(const ir::TensorInstance& t) {
+  std::string s = std::string(ir::role_name(t.decl->role)) + " " + t.decl->name + " : " +
+                  std::string(ir::scalar_type_name(t.type)) + "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
+  return s + "]";
+}
+
+// An IR solution must have the suite pattern's ABI: the same params and non-temp tensors, in order.
+void check_same_interface(const ir::Instance& sol, const ir::Instance& suite) {
+  std::vector<std::string> a, b;
+  for (const auto& p : sol.pattern().params) a.push_back("param " + p.name);
+  for (const auto& p : suite.pattern().params) b.push_back("param " + p.name);
+  for (const auto& t : sol.tensors)
+    if (t.decl->role != ir::TensorRole::Temp) a.push_back(describe_tensor(t));
+  for (const auto& t : suite.tensors)
+    if (t.decl->role != ir::TensorRole::Temp) b.push_back(describe_tensor(t));
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    std::string got = i < a.size() ? a[i] : "nothing", want = i < b.size() ? b[i] : "nothing";
+    if (got != want)
+      throw CandidateError("the IR solution's interface differs from the pattern's: it declares '" + got +
+                           "' where the pattern has '" + want + "'");
+  }
+}
+
+runtime::Source ir_solution_source(const CandidateRef& c, const ir::Instance& suite_inst) {
+  ir::Module m;
+  try {
+    m = ir::parse_module(read_file(c.path), c.path);
+  } catch (const ir::ParseError& e) {
+    throw CandidateError(e.diagnostic().format());
+  }
+  if (m.pattern.name != suite_inst.pattern().name)
+    throw CandidateError("the IR solution is for pattern '" + m.pattern.name + "', not '" +
+                         suite_inst.pattern().name + "'");
+  if (!m.layers.empty())
+    throw CandidateError("schedule and memory layers are not applied by the native compiler yet; "
+                         "submit the compute layer alone");
+  // Bind the solution exactly as the suite binds the workload.
+  m.workloads = {*c.workload.workload};
+  ir::Diagnostics diags(c.path);
+  auto inst = ir::instantiate(m, m.workloads[0], diags);
+  if (!inst) throw CandidateError(diags.format());
+  check_same_interface(*inst, suite_inst);
+  runtime::Source s;
+  s.language = runtime::Language::C;
+  s.text = codegen::emit_c_source(*inst);
+  s.origin = c.path;
+  return s;
+}
+
+}  // namespace
+
+std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vector<suite::WorkloadEntry>& selected,
+                                          std::string_view backend) {
+  std::vector<CandidateRef> out;
+  if (dir == "native") {
+    for (const auto& w : selected) out.push_back({w, std::string(kNativeDefault), 0, "", true});
+    return out;
+  }
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw std::invalid_argument("solutions directory '" + dir + "' does not exist");
+  for (const auto& w : selected) {
+    fs::path pattern_dir = fs::path(dir) / w.pattern->name();
+    std::map<int, std::string> samples;
+    std::string whole_pattern;
+    if (fs::is_directory(pattern_dir, ec)) {
+      for (const auto& e : fs::directory_iterator(pattern_dir, ec)) {
+        if (!e.is_regular_file()) continue;
+        std::string ext = e.path().extension().string();
+        if (!extension_fits(ext, backend)) continue;
+        std::string stem = e.path().stem().string(), workload;
+        int sample = 0;
+        split_name(stem, workload, sample);
+        std::string rel = (fs::path(w.pattern->name()) / e.path().filename()).string();
+        if (stem == "all") whole_pattern = rel;
+        else if (workload == w.workload->name) {
+          if (samples.count(sample))
+            throw std::invalid_argument("two solutions for " + w.full_name() + " sample " + std::to_string(sample) +
+                                        ": " + samples[sample] + " and " + rel);
+          samples[sample] = rel;
+        }
+      }
+    }
+    if (samples.empty() && !whole_pattern.empty()) samples[0] = whole_pattern;
+    if (samples.empty()) {
+      out.push_back({w, "", 0, "", false});
+      continue;
+    }
+    int expect = 0;
+    for (const auto& [sample, rel] : samples) {
+      if (sample != expect++)
+        throw std::invalid_argument("samples of " + w.full_name() + " must be numbered 0, 1, ... without gaps");
+      out.push_back({w, rel, sample, (fs::path(dir) / rel).string(), false});
+    }
+  }
+  return out;
+}
+
+runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst) {
+  if (c.native) return native_baseline_source(inst);
+  if (c.path.size() > 4 && c.path.substr(c.path.size() - 4) == ".ekb") return ir_solution_source(c, inst);
+  try {
+    return runtime::Source::from_file(c.path);
+  } catch (const std::exception& e) {
+    throw CandidateError(e.what());
+  }
+}
+
+runtime::Source native_baseline_source(const ir::Instance& inst) {
+  runtime::Source s;
+  s.language = runtime::Language::C;
+  s.text = codegen::emit_c_source(inst);
+  s.origin = std::string(kNativeDefault);
+  return s;
+}
+
+}  // namespace ekb::eval

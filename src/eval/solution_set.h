@@ -1,0 +1,45 @@
+// Finding the candidates in a solutions directory (docs/SOLUTIONS.md) and turning each into the
+// source a backend compiles: source files as they are, IR solutions through the native compiler.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/instance.h"
+#include "runtime/backend.h"
+#include "suite/suite.h"
+
+namespace ekb::eval {
+
+struct CandidateRef {
+  suite::WorkloadEntry workload;
+  std::string solution;  // id: the path relative to the solutions dir, or "native:default"
+  int sample = 0;
+  std::string path;      // the file; empty when missing or native
+  bool native = false;   // the native default lowering itself (`--solutions native`)
+  bool missing() const { return path.empty() && !native; }
+};
+
+// The id of the native compiler's default lowering, the baseline of every workload.
+inline constexpr std::string_view kNativeDefault = "native:default";
+
+// Every candidate for the selected workloads, in selection order, samples ascending. A workload
+// with no file gets one missing entry. `dir` == "native" selects the default lowering itself.
+// Throws std::invalid_argument for a directory that does not exist or has inconsistent samples.
+std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vector<suite::WorkloadEntry>& selected,
+                                          std::string_view backend);
+
+// A candidate that cannot even become source (an IR solution that does not parse, verify, or match
+// the pattern's interface): the evaluation records it as a compile failure with this message.
+class CandidateError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The source to compile for `c`; `inst` is the workload bound from the suite.
+runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst);
+
+// The baseline: the native compiler's default lowering of the suite pattern.
+runtime::Source native_baseline_source(const ir::Instance& inst);
+
+}  // namespace ekb::eval
