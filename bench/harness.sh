@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Harness overhead and measurement fidelity on the cpu backend (issue #3's targets).
+#  1. The first N workloads of the suite (default 100), the native default lowering evaluated
+#     against itself: cold compile cache, then a warm re-run. Target: warm under 60 s on 2 cores.
+#  2. Fidelity: the demo set evaluated 5 times; per workload, the spread of its speedup.
+#     Target: within +-5% (p90 across workloads of >= 1 ms).
+# Usage: bench/harness.sh [N] [build dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n="${1:-100}"
+ekb="${2:-build}/ekb"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export EKB_CACHE_DIR="$work/cache"
+
+mapfile -t names < <("$ekb" list --json | python3 -c "import json,sys; [print(w['name']) for w in json.load(sys.stdin)[:$n]]")
+echo "== overhead: ${#names[@]} workloads, native default lowering vs itself"
+for pass in cold warm; do
+  start=$(date +%s.%N)
+  "$ekb" eval -s native --db "$work/overhead.db" --run "overhead-$pass" --json "$work/$pass.json" \
+    "${names[@]}" > "$work/$pass.log" 2>&1
+  end=$(date +%s.%N)
+  python3 - "$work/$pass.json" "$pass" "$start" "$end" <<'PY'
+import json, sys, statistics as st
+doc = json.load(open(sys.argv[1])); rs = doc["results"]
+wall = float(sys.argv[4]) - float(sys.argv[3])
+c = [r["cost"] for r in rs if r.get("cost")]
+def med(k): return st.median([x[k] for x in c]) if c else float("nan")
+print(f"{sys.argv[2]:>5}: {wall:7.1f} s wall for {len(rs)} workloads ({wall/len(rs):.2f} s each); "
+      f"correct {sum(r['correct'] for r in rs)}/{len(rs)}; median per candidate: compile {med('compile_s'):.3f} s, "
+      f"check {med('check_s'):.3f} s, time {med('time_s'):.3f} s")
+sp = [r["speedup"] for r in rs if r.get("speedup")]
+if sp:
+    sp.sort()
+    print(f"       self-speedup (should be 1.0): median {st.median(sp):.3f}, p5 {sp[len(sp)//20]:.3f}, p95 {sp[-1-len(sp)//20]:.3f}")
+PY
+done
+
+echo "== fidelity: examples/demo-cpu evaluated 5 times"
+for i in 1 2 3 4 5; do
+  "$ekb" eval -s examples/demo-cpu --solved-only --db "$work/fidelity.db" --run "fidelity-$i" \
+    --json "$work/fidelity-$i.json" > /dev/null 2>&1
+done
+python3 - "$work" <<'PY'
+import json, sys, statistics as st
+runs = [json.load(open(f"{sys.argv[1]}/fidelity-{i}.json")) for i in range(1, 6)]
+by = {}
+for doc in runs:
+    for r in doc["results"]:
+        if r.get("speedup"): by.setdefault(r["workload"], []).append((r["speedup"], r["time_ms"]["median"]))
+spreads = []
+print(f"  {'workload':<44} {'median':>7} {'min':>7} {'max':>7} {'spread':>7} {'time ms':>8}")
+for w, xs in sorted(by.items()):
+    s = [x[0] for x in xs]; m = st.median(s); t = st.median([x[1] for x in xs])
+    spread = max(abs(min(s) / m - 1), abs(max(s) / m - 1))
+    if t >= 1.0: spreads.append(spread)
+    print(f"  {w:<44} {m:7.3f} {min(s):7.3f} {max(s):7.3f} {spread*100:6.1f}% {t:8.3f}")
+if spreads:
+    spreads.sort()
+    p90 = spreads[min(len(spreads) - 1, int(0.9 * len(spreads)))]
+    print(f"  p90 of the speedup spread over workloads of >= 1 ms: {p90*100:.1f}% (target 5%)")
+PY
