@@ -29,7 +29,7 @@ std::string spread_line(const eval::Measurement& m, const char* unit) {
 
 void print_calibration(const eval::Calibration& c) {
   const auto& d = c.details;
-  fmt::print("{}: {} ({} threads{})\n", c.backend, c.device, d.value("threads", 0),
+  fmt::print("{}: {}, {} threads{}\n", c.backend, c.device, d.value("threads", 0),
              d.value("quick", false) ? ", quick: numbers not meaningful" : "");
   fmt::print("  memory bandwidth  {:8.1f} GB/s      ({})\n", c.bandwidth_gbs.best, spread_line(c.bandwidth_gbs, "GB/s"));
   if (d.contains("stream")) {

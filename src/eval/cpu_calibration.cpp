@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <barrier>
+#include <cctype>
 #include <chrono>
 #include <fstream>
+#include <string>
 #include <thread>
 #include <unistd.h>
 
 #include "eval/cpu_calibration_kernels.h"
+#include "runtime/cpu_backend.h"
 
 namespace ekb::eval {
 
@@ -39,6 +42,7 @@ size_t last_level_cache_bytes() {
     std::string type, size;
     if (!(type_file >> type) || !(size_file >> size)) continue;
     if (type == "Instruction") continue;
+    if (size.empty() || !std::isdigit(static_cast<unsigned char>(size[0]))) continue;
     size_t value = std::stoull(size);  // "491520K"
     char unit = size.back();
     if (unit == 'K') value <<= 10;
@@ -49,23 +53,6 @@ size_t last_level_cache_bytes() {
 }
 
 }  // namespace cpu_calibration
-
-std::string cpu_model_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    // x86 says "model name", some arm kernels "Model" or "Processor"; take the first.
-    for (const char* key : {"model name", "Model", "Processor"}) {
-      if (line.rfind(key, 0) != 0) continue;
-      auto colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      std::string v = line.substr(colon + 1);
-      v.erase(0, v.find_first_not_of(" \t"));
-      if (!v.empty()) return v;
-    }
-  }
-  return "unknown cpu";
-}
 
 namespace {
 
@@ -100,7 +87,7 @@ Calibration calibrate_cpu(const CpuCalibrationOptions& options) {
 
   Calibration c;
   c.backend = "cpu";
-  c.device = cpu_model_name();
+  c.device = runtime::cpu_model_name();
   c.created = utc_timestamp_now();
   // The roofs: the better STREAM kernel, and the fastest SIMD variant.
   c.bandwidth_gbs = stream.triad_gbs.best >= stream.copy_gbs.best ? stream.triad_gbs : stream.copy_gbs;

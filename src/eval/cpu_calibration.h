@@ -17,10 +17,8 @@ struct CpuCalibrationOptions {
   bool quick = false;
 };
 
-// The CPU's model name from /proc/cpuinfo ("Intel(R) Xeon(R) Processor"), or "unknown cpu".
-// Runs on the cpu backend should record this as device.name so that reports find the calibration.
-std::string cpu_model_name();
-
+// The calibration's device is runtime::cpu_model_name(), the name the cpu backend records in
+// every run, so that reports find it.
 Calibration calibrate_cpu(const CpuCalibrationOptions& options = {});
 
 }  // namespace ekb::eval

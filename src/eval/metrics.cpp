@@ -126,9 +126,11 @@ Summary summarize(const std::vector<WorkloadSamples>& groups) {
     s.max_samples = std::max(s.max_samples, g.n());
     first = false;
   }
+  // Correct@1 always (0 without workloads); larger k only where every attempted workload has k samples.
+  s.correct_at_k[1] = correct_at_k(groups, 1).value_or(0);
   for (int k : kCorrectAtK)
-    if (auto v = correct_at_k(groups, k)) s.correct_at_k[k] = *v;
-  if (!s.correct_at_k.count(1)) s.correct_at_k[1] = 0;  // no workloads at all
+    if (k > 1 && s.min_samples >= k)
+      if (auto v = correct_at_k(groups, k)) s.correct_at_k[k] = *v;
   for (double p : kFastThresholds) {
     s.fast_at[p] = fast_at_k(groups, p, 1).value_or(0);
     s.fast_at_best_of_n[p] = fast_best_of_n(groups, p);

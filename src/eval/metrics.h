@@ -75,7 +75,7 @@ struct Summary {
   int correct = 0;
   int min_samples = 0;  // over workloads with at least one result
   int max_samples = 0;
-  std::map<int, double> correct_at_k;          // k of kCorrectAtK where defined; 1 always
+  std::map<int, double> correct_at_k;          // 1 always; 5, 10 when min_samples >= k
   std::map<double, double> fast_at;            // p -> Fast_p@1
   std::map<double, double> fast_at_best_of_n;  // p -> fast_best_of_n
   std::optional<double> geomean_speedup;

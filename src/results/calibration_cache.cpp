@@ -1,27 +1,21 @@
 #include "results/calibration_cache.h"
 
-#include <cstdlib>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
 #include "results/result_store.h"
+#include "runtime/paths.h"
 
 namespace ekb::results {
 
 namespace fs = std::filesystem;
 
-std::string cache_dir() {
-  if (const char* d = std::getenv("EKB_CACHE_DIR"); d && *d) return d;
-  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return (fs::path(d) / "ekb").string();
-  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "ekb").string();
-  return (fs::temp_directory_path() / "ekb-cache").string();
-}
-
 std::string calibration_file_path(const std::string& backend, const std::string& device) {
   std::string name = backend + "-";
   for (char c : device) name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
-  return (fs::path(cache_dir()) / "calibration" / (name + ".json")).string();
+  return (fs::path(runtime::default_cache_dir()) / "calibration" / (name + ".json")).string();
 }
 
 std::string save_calibration_file(const eval::Calibration& c) {

@@ -10,9 +10,8 @@ namespace ekb::results {
 
 class ResultStore;
 
-// $EKB_CACHE_DIR, else $XDG_CACHE_HOME/ekb, else ~/.cache/ekb.
-std::string cache_dir();
-// cache_dir()/calibration/BACKEND-DEVICE.json, the device name reduced to [A-Za-z0-9._-].
+// runtime::default_cache_dir()/calibration/BACKEND-DEVICE.json ($EKB_CACHE_DIR, else
+// ~/.cache/ekb), the device name reduced to [A-Za-z0-9._-].
 std::string calibration_file_path(const std::string& backend, const std::string& device);
 
 // Writes the file (creating directories); returns its path. Throws std::runtime_error on failure.

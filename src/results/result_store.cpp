@@ -1,6 +1,7 @@
 #include "results/result_store.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 #include <fmt/core.h>
 
 #include <cctype>

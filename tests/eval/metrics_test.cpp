@@ -151,6 +151,13 @@ TEST(Summary, CountsAndWhichCorrectAtKAreDefined) {
   EXPECT_EQ(empty.n, 0);
   EXPECT_DOUBLE_EQ(empty.correct_at_k.at(1), 0.0);
   EXPECT_FALSE(empty.geomean_speedup.has_value());
+
+  // Selected workloads without any result: everything is 0 and only Correct@1 is reported.
+  Summary none = summarize(group_by_workload({}, {"a/1", "b/1"}));
+  EXPECT_EQ(none.workloads, 2);
+  EXPECT_EQ(none.correct_at_k.size(), 1u);
+  EXPECT_DOUBLE_EQ(none.correct_at_k.at(1), 0.0);
+  EXPECT_DOUBLE_EQ(none.fast_at.at(0.0), 0.0);
 }
 
 TEST(Metrics, ThresholdKeysAndMedian) {

@@ -3,6 +3,7 @@
 
 #include "eval/calibration.h"
 #include "eval/cpu_calibration.h"
+#include "runtime/cpu_backend.h"
 #include "eval/roofline.h"
 
 namespace ekb::eval {
@@ -57,7 +58,7 @@ TEST(Calibration, QuickCpuCalibrationMeasuresSomething) {
   o.quick = true;
   Calibration c = calibrate_cpu(o);
   EXPECT_EQ(c.backend, "cpu");
-  EXPECT_EQ(c.device, cpu_model_name());
+  EXPECT_EQ(c.device, runtime::cpu_model_name());
   EXPECT_GT(c.bandwidth_gbs.best, 0.1);
   EXPECT_GT(c.peak_gflops.best, 0.1);
   EXPECT_GE(c.bandwidth_gbs.best, c.bandwidth_gbs.worst);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "eval/cpu_calibration.h"
+#include "runtime/cpu_backend.h"
 #include "results_test_util.h"
 #include "suite/suite.h"
 
@@ -106,6 +107,14 @@ TEST(ReportCli, TablesFailuresAndCsv) {
   EXPECT_TRUE(contains(slurp(json), "\"schema\": \"ekb.results/1\""));
 }
 
+TEST(ReportCli, HelpForEachCommand) {
+  for (const char* cmd : {"report", "runs", "calibrate"}) {
+    Output r = ekb(std::string(cmd) + " --help");
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_TRUE(contains(r.out, "--db")) << cmd;
+  }
+}
+
 TEST(ReportCli, RunsListsTheRuns) {
   std::string run;
   std::string db = make_db(run);
@@ -136,7 +145,7 @@ TEST(ReportCli, CalibrateFeedsTheRoofline) {
   std::string cache = fresh_db_path("cache");
   setenv("EKB_CACHE_DIR", cache.c_str(), 1);
   std::string run;
-  std::string db = make_db(run, eval::cpu_model_name());
+  std::string db = make_db(run, runtime::cpu_model_name());
   Output cal = ekb("calibrate --quick --db " + db);
   ASSERT_EQ(cal.code, 0) << cal.err;
   EXPECT_TRUE(contains(cal.out, "memory bandwidth"));
