@@ -17,9 +17,12 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 constexpr int kBaselineSlot = 0;
 constexpr int kCandidateSlot = 1;
 
+// RLIMIT_AS counts address space, not memory in use: the tensor arena is mapped in the worker, and
+// every thread an OpenMP kernel starts reserves a stack and, once it mallocs, a 64 MiB glibc heap.
+// So: 4 GiB for the kernel, the tensors three times over, and 96 MiB per hardware thread.
 uint64_t default_memory_limit(const KernelInterface& k) {
   const uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
-  return (4ull << 30) + 3 * k.tensor_bytes() + threads * (32ull << 20);
+  return (4ull << 30) + 3 * k.tensor_bytes() + threads * (96ull << 20);
 }
 
 }  // namespace

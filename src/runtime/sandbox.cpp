@@ -98,13 +98,27 @@ bool install_seccomp_filter(std::string& notes) {
   f.refuse(SYS_vfork, eperm);
 #endif
   for (long nr : {SYS_socket, SYS_socketpair, SYS_execve, SYS_execveat, SYS_ptrace,
-                  SYS_process_vm_readv, SYS_process_vm_writev, SYS_tkill, SYS_pidfd_open,
-                  SYS_pidfd_send_signal, SYS_pidfd_getfd, SYS_io_uring_setup, SYS_unshare,
-                  SYS_setns, SYS_mount, SYS_umount2, SYS_chroot, SYS_pivot_root, SYS_bpf,
-                  SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot})
+                  SYS_process_vm_readv, SYS_process_vm_writev, SYS_tkill, SYS_unshare, SYS_setns,
+                  SYS_mount, SYS_umount2, SYS_chroot, SYS_pivot_root, SYS_bpf, SYS_init_module,
+                  SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot})
     f.refuse(nr, eperm);
+  // Newer system calls, where the C library's headers know them.
+#ifdef SYS_pidfd_open
+  f.refuse(SYS_pidfd_open, eperm);
+#endif
+#ifdef SYS_pidfd_send_signal
+  f.refuse(SYS_pidfd_send_signal, eperm);
+#endif
+#ifdef SYS_pidfd_getfd
+  f.refuse(SYS_pidfd_getfd, eperm);
+#endif
+#ifdef SYS_io_uring_setup
+  f.refuse(SYS_io_uring_setup, eperm);  // io_uring can open sockets without socket()
+#endif
+#ifdef SYS_clone3
   // clone3 hides its flags in memory a filter cannot read: ENOSYS makes glibc fall back to clone.
   f.refuse(SYS_clone3, enosys);
+#endif
   f.allow_if_arg0_has(SYS_clone, CLONE_THREAD, eperm);  // threads yes, processes no
   f.allow_if_arg0_in(SYS_kill, {self, 0u, static_cast<uint32_t>(-static_cast<int32_t>(self))}, eperm);
   f.allow_if_arg0_in(SYS_tgkill, {self}, eperm);

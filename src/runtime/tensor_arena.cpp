@@ -125,9 +125,10 @@ std::string TensorArena::describe(const AddressInfo& a) const {
   std::string who = std::string(buffer_role_name(s.role)) + " '" + s.name + "'";
   if (a.kind == AddressInfo::Kind::Data) return "inside " + who + " (byte " + std::to_string(a.offset) + ")";
   // Counted so that the first byte after the end (or before the start) is "1 byte".
-  if (a.offset < 0) return std::to_string(-a.offset) + " bytes before the start of " + who;
-  return std::to_string(a.offset - static_cast<int64_t>(s.bytes) + 1) + " bytes past the end of " +
-         who + " (" + std::to_string(s.bytes) + " bytes)";
+  auto bytes = [](int64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); };
+  if (a.offset < 0) return bytes(-a.offset) + " before the start of " + who;
+  return bytes(a.offset - static_cast<int64_t>(s.bytes) + 1) + " past the end of " + who + " (" +
+         bytes(static_cast<int64_t>(s.bytes)) + ")";
 }
 
 }  // namespace ekb::runtime

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "runtime/paths.h"
+#include "runtime/worker_main.h"
 #include "runtime/worker_protocol.h"
 
 namespace ekb::runtime {
@@ -247,6 +248,12 @@ WorkerStatus Worker::fail(bool timed_out, double timeout_s, const std::string& c
     else
       s.message = with_tail(what);
     if (sig == SIGXCPU) s.error = ErrorKind::Timeout;
+    return s;
+  }
+  if (WIFEXITED(ws) && WEXITSTATUS(ws) == kWorkerLostConnection) {
+    s.error = ErrorKind::Crash;
+    s.message = with_tail("the worker lost its connection to the harness" + context +
+                          " (did the candidate close or use its file descriptors?)");
     return s;
   }
   if (WIFEXITED(ws)) {

@@ -19,7 +19,6 @@
 
 #include "eval/result.h"
 #include "runtime/backend.h"
-#include "runtime/kernel_executor.h"
 #include "runtime/tensor_arena.h"
 
 namespace ekb::runtime {

@@ -111,8 +111,8 @@ int worker_main(const WorkerConfig& config) {
     json req;
     int fd = -1;
     auto status = protocol::receive_message(sock, req, -1, &fd);
-    if (status == protocol::ReceiveStatus::Closed) return 0;
-    if (status != protocol::ReceiveStatus::Ok) return 1;
+    if (status == protocol::ReceiveStatus::Closed) return 0;  // the parent is done with us
+    if (status != protocol::ReceiveStatus::Ok) return kWorkerLostConnection;
     if (req.value("op", "") == "quit") {
       if (fd >= 0) ::close(fd);
       protocol::send_message(sock, {{"ok", true}});
@@ -124,7 +124,7 @@ int worker_main(const WorkerConfig& config) {
     } catch (const std::exception& e) {
       reply = {{"ok", false}, {"message", e.what()}};
     }
-    if (!protocol::send_message(sock, reply)) return 1;
+    if (!protocol::send_message(sock, reply)) return kWorkerLostConnection;
   }
 }
 

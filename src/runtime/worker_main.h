@@ -14,6 +14,10 @@ struct WorkerConfig {
   SandboxConfig sandbox;
 };
 
+// The exit code of a worker whose connection to the parent broke while it still had work to
+// answer (e.g. a candidate closed its descriptor): the parent reports a crash, not an exit().
+constexpr int kWorkerLostConnection = 86;
+
 // Returns the process exit code.
 int worker_main(const WorkerConfig& config);
 

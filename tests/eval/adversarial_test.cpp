@@ -45,10 +45,9 @@ TEST_P(AdversarialTest, GetsTheRightVerdict) {
   ASSERT_FALSE(c.workload.empty()) << c.file << " lacks its '// workload:' line";
   ASSERT_TRUE(c.expect == "none" || parse_error_kind(c.expect)) << c.file << ": unknown kind " << c.expect;
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(c.workload);
-  std::string pattern = c.workload.substr(0, c.workload.find('/'));
   runtime::Source candidate = runtime::Source::from_file(ekb::testing::adversarial_dir() + "/" + c.file);
-  CandidateResult r = evaluate(ekb::testing::test_backend(), ref, candidate,
-                               ekb::testing::baseline_for(pattern), ekb::testing::fast_options());
+  CandidateResult r = evaluate(ekb::testing::test_backend(), ref, candidate, ekb::testing::baseline_for(ref),
+                               ekb::testing::fast_options());
   std::string got = r.error == ErrorKind::None ? "none" : std::string(error_kind_name(r.error));
   EXPECT_EQ(got, c.expect) << c.file << ": " << r.message;
   if (c.expect == "none") {

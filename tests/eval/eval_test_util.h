@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "eval/evaluator.h"
+#include "eval/solution_set.h"
 #include "eval/workload_reference.h"
 #include "runtime/cpu_backend.h"
 #include "suite/suite.h"
@@ -31,7 +33,9 @@ inline runtime::CpuBackend& test_backend() {
   return backend;
 }
 
-inline std::string adversarial_dir() { return std::string(EKB_TEST_DATA_DIR) + "/../adversarial"; }
+inline std::string adversarial_dir() {
+  return std::filesystem::path(std::string(EKB_TEST_DATA_DIR) + "/../adversarial").lexically_normal().string();
+}
 
 // Instances and their reference caches, one per workload, for the whole test program.
 class TestWorkloads {
@@ -76,8 +80,9 @@ inline eval::EvalOptions fast_options() {
   return o;
 }
 
-inline runtime::Source baseline_for(const std::string& pattern) {
-  return runtime::Source::from_file(adversarial_dir() + "/baselines/" + pattern + ".c");
+// The native compiler's C for the workload: what `ekb eval` measures candidates against.
+inline runtime::Source baseline_for(const eval::WorkloadReference& ref) {
+  return eval::native_baseline_source(ref.instance());
 }
 
 }  // namespace ekb::testing

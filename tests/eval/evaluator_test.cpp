@@ -17,7 +17,7 @@ using ekb::testing::TestWorkloads;
 
 TEST(Evaluator, FillsEveryFieldOfACorrectResult) {
   WorkloadReference& ref = TestWorkloads::get().reference("linalg.gemm/small");
-  runtime::Source base = baseline_for("linalg.gemm");
+  runtime::Source base = baseline_for(ref);
   runtime::Source cand = runtime::Source::from_file(ekb::testing::adversarial_dir() + "/ok_gemm_ikj.c");
   CandidateResult r = evaluate(test_backend(), ref, cand, base, fast_options());
   EXPECT_EQ(r.error, ErrorKind::None) << r.message;
@@ -46,7 +46,7 @@ TEST(Evaluator, CheckOnlyModeSkipsTiming) {
   WorkloadReference& ref = TestWorkloads::get().reference("nn.relu6/mbv2_035_96_48x48x48");
   EvalOptions o = fast_options();
   o.time = false;
-  CandidateResult r = evaluate(test_backend(), ref, baseline_for("nn.relu6"), baseline_for("nn.relu6"), o);
+  CandidateResult r = evaluate(test_backend(), ref, baseline_for(ref), baseline_for(ref), o);
   EXPECT_TRUE(r.correct) << r.message;
   EXPECT_FALSE(r.time);
   EXPECT_FALSE(r.speedup);
@@ -57,7 +57,7 @@ TEST(Evaluator, TheBaselineAgainstItselfIsNearOne) {
   EvalOptions o = fast_options();
   o.timing.min_time_s = 0.1;
   o.timing.max_runs = 400;
-  CandidateResult r = evaluate(test_backend(), ref, baseline_for("linalg.gemm"), baseline_for("linalg.gemm"), o);
+  CandidateResult r = evaluate(test_backend(), ref, baseline_for(ref), baseline_for(ref), o);
   ASSERT_TRUE(r.correct) << r.message;
   EXPECT_NEAR(*r.speedup, 1.0, 0.25) << "baseline " << r.baseline->median_ms << " ms, candidate "
                                       << r.time->median_ms << " ms";
@@ -66,7 +66,7 @@ TEST(Evaluator, TheBaselineAgainstItselfIsNearOne) {
 TEST(Evaluator, ABaselineThatDoesNotCompileIsAHarnessError) {
   WorkloadReference& ref = TestWorkloads::get().reference("nn.relu6/mbv2_035_96_48x48x48");
   runtime::Source broken{runtime::Language::C, "not C", "broken_baseline.c"};
-  CandidateResult r = evaluate(test_backend(), ref, baseline_for("nn.relu6"), broken, fast_options());
+  CandidateResult r = evaluate(test_backend(), ref, baseline_for(ref), broken, fast_options());
   EXPECT_EQ(r.error, ErrorKind::Internal);
   EXPECT_NE(r.message.find("baseline"), std::string::npos);
 }

@@ -31,7 +31,7 @@ TEST(TensorArena, DetectsAWriteIntoTheCanaryBytes) {
   ASSERT_TRUE(d);
   EXPECT_EQ(d->buffer, 1);
   EXPECT_EQ(d->offset, 40);
-  EXPECT_EQ(a.describe(*d), "1 bytes past the end of output 'y' (40 bytes)");
+  EXPECT_EQ(a.describe(*d), "1 byte past the end of output 'y' (40 bytes)");
   a.fill_canaries();
   EXPECT_FALSE(a.find_damaged_canary());
   a.data(0)[-3] = 0;
