@@ -20,7 +20,8 @@ struct EmitOptions {
 
 void run_emit(Context& ctx, const EmitOptions& o) {
   if (o.backend != "cpu")
-    throw UsageError("the native compiler emits only for cpu so far\n  hint: ekb emit " + o.workload + " --backend cpu");
+    throw UsageError("the native compiler emits only for cpu so far\n  hint: ekb emit " + o.workload +
+                     " --backend cpu");
   if (!o.after.empty() && !o.lir) throw UsageError("--after needs --lir");
   suite::WorkloadEntry w = ctx.workload(o.workload);
   ir::Instance inst = suite::bind_workload(w);

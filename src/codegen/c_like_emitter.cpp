@@ -19,11 +19,15 @@ using lir::StmtKind;
 
 std::string helper_suffix(ScalarType t) {
   switch (t) {
-    case ScalarType::F32: return "f32";
-    case ScalarType::F64: return "f64";
+    case ScalarType::F32:
+      return "f32";
+    case ScalarType::F64:
+      return "f64";
     case ScalarType::I64:
-    case ScalarType::Index: return "i64";
-    default: return "i32";  // bool, i8, u8, i16, i32: C computes them as int
+    case ScalarType::Index:
+      return "i64";
+    default:
+      return "i32";  // bool, i8, u8, i16, i32: C computes them as int
   }
 }
 
@@ -36,6 +40,17 @@ std::string int_type_tag(ScalarType t) {
 
 bool is_wide(ScalarType t) { return ir::bit_width(t) == 64; }
 
+// "(a < b)" -> "a < b" where the context delimits the expression anyway (if, =, initializers).
+std::string unparen(const std::string& s) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+    if (depth == 0) return s;  // the first '(' closes before the end: "(a) + (b)"
+  }
+  return s.substr(1, s.size() - 2);
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------- literals
@@ -44,7 +59,8 @@ std::string CLikeEmitter::float_literal(double v, ScalarType t) const {
   if (std::isnan(v)) return "NAN";
   if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
   char buf[48];
-  std::snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", f32 ? static_cast<double>(static_cast<float>(v)) : v);
+  std::snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g",
+                f32 ? static_cast<double>(static_cast<float>(v)) : v);
   std::string s = buf;
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   if (f32) s += "f";
@@ -97,8 +113,10 @@ std::string CLikeEmitter::helper_definition(const std::string& name) const {
       {"ekb_fmax_f32", "float ekb_fmax_f32(float a, float b) { return (a < b || b != b) ? b : a; }\n"},
       {"ekb_fmin_f64", "double ekb_fmin_f64(double a, double b) { return (b < a || b != b) ? b : a; }\n"},
       {"ekb_fmax_f64", "double ekb_fmax_f64(double a, double b) { return (a < b || b != b) ? b : a; }\n"},
-      {"ekb_abs_i32", "int32_t ekb_abs_i32(int32_t a) { return (int32_t)(a < 0 ? 0u - (uint32_t)a : (uint32_t)a); }\n"},
-      {"ekb_abs_i64", "int64_t ekb_abs_i64(int64_t a) { return (int64_t)(a < 0 ? 0u - (uint64_t)a : (uint64_t)a); }\n"},
+      {"ekb_abs_i32",
+       "int32_t ekb_abs_i32(int32_t a) { return (int32_t)(a < 0 ? 0u - (uint32_t)a : (uint32_t)a); }\n"},
+      {"ekb_abs_i64",
+       "int64_t ekb_abs_i64(int64_t a) { return (int64_t)(a < 0 ? 0u - (uint64_t)a : (uint64_t)a); }\n"},
       {"ekb_nonzero_f32", "int ekb_nonzero_f32(float x) { return x != 0 && x == x; }\n"},
       {"ekb_nonzero_f64", "int ekb_nonzero_f64(double x) { return x != 0 && x == x; }\n"},
       {"ekb_mirror_index",
@@ -120,16 +138,19 @@ std::string CLikeEmitter::helper_definition(const std::string& name) const {
        "  int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);\n"
        "  return (x >> exponent) + (remainder > threshold ? 1 : 0);\n}\n"},
       {"ekb_requant",
-       "int32_t ekb_requant(int32_t x, int32_t multiplier, int32_t shift) { /* TFLite MultiplyByQuantizedMultiplier */\n"
+       "int32_t ekb_requant(int32_t x, int32_t multiplier, int32_t shift) { /* TFLite "
+       "MultiplyByQuantizedMultiplier */\n"
        "  int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;\n"
        "  int32_t shifted = (int32_t)((uint32_t)x * ((uint32_t)1 << left));\n"
        "  return ekb_rshift(ekb_rdmulh(shifted, multiplier), right);\n}\n"},
   };
   if (auto it = fixed.find(name); it != fixed.end()) return q + it->second;
 
-  static const std::pair<const char*, ScalarType> ints[] = {
-      {"i8", ScalarType::I8}, {"u8", ScalarType::U8}, {"i16", ScalarType::I16},
-      {"i32", ScalarType::I32}, {"i64", ScalarType::I64}};
+  static const std::pair<const char*, ScalarType> ints[] = {{"i8", ScalarType::I8},
+                                                            {"u8", ScalarType::U8},
+                                                            {"i16", ScalarType::I16},
+                                                            {"i32", ScalarType::I32},
+                                                            {"i64", ScalarType::I64}};
   for (const auto& [tag, t] : ints) {
     std::string vt = value_type(t);
     std::string lo = int_literal(ir::int_min(t), t), hi = int_literal(ir::int_max(t), t);
@@ -142,9 +163,9 @@ std::string CLikeEmitter::helper_definition(const std::string& name) const {
       if (name != std::string("ekb_cvt_") + tag + "_" + helper_suffix(ft)) continue;
       std::string fv = value_type(ft);
       return q + vt + " " + name + "(" + fv + " x) {\n  if (x != x) return 0;\n  if (x <= " +
-             float_literal(static_cast<double>(ir::int_min(t)), ft) + ") return " + lo + ";\n  if (x >= " +
-             float_literal(static_cast<double>(ir::int_max(t)), ft) + ") return " + hi + ";\n  return (" + vt +
-             ")x;\n}\n";
+             float_literal(static_cast<double>(ir::int_min(t)), ft) + ") return " + lo +
+             ";\n  if (x >= " + float_literal(static_cast<double>(ir::int_max(t)), ft) + ") return " + hi +
+             ";\n  return (" + vt + ")x;\n}\n";
     }
   }
   throw std::logic_error("emitter: no definition for helper '" + name + "'");
@@ -159,9 +180,12 @@ std::string CLikeEmitter::prelude() const {
 // ------------------------------------------------------------------------------- expressions
 std::string CLikeEmitter::expr(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::IntImm: return int_literal(e.int_value, e.type);
-    case ExprKind::FloatImm: return float_literal(e.float_value, e.type);
-    case ExprKind::Var: return e.name;
+    case ExprKind::IntImm:
+      return int_literal(e.int_value, e.type);
+    case ExprKind::FloatImm:
+      return float_literal(e.float_value, e.type);
+    case ExprKind::Var:
+      return e.name;
     case ExprKind::Load:
       if (e.args.size() != 1 || e.boundary != ir::Boundary::None)
         throw std::logic_error("emitter: load of '" + e.name + "' is not flat (run the lowering passes)");
@@ -172,12 +196,16 @@ std::string CLikeEmitter::expr(const Expr& e) {
       if (ir::is_float(e.type)) return "(-" + a + ")";
       return int_arith(e, a, "");
     }
-    case ExprKind::Binary: return binary(e);
+    case ExprKind::Binary:
+      return binary(e);
     case ExprKind::Select:
       return "(" + expr(*e.args[0]) + " ? " + expr(*e.args[1]) + " : " + expr(*e.args[2]) + ")";
-    case ExprKind::Call: return call(e);
-    case ExprKind::Cast: return cast(e);
-    case ExprKind::Reduce: throw std::logic_error("emitter: Reduce left in the loop IR (run lower_reductions)");
+    case ExprKind::Call:
+      return call(e);
+    case ExprKind::Cast:
+      return cast(e);
+    case ExprKind::Reduce:
+      throw std::logic_error("emitter: Reduce left in the loop IR (run lower_reductions)");
   }
   return "?";
 }
@@ -192,7 +220,8 @@ std::string CLikeEmitter::int_arith(const Expr& e, const std::string& a, const s
     if (neg) return "(-" + a + ")";
     // x + (-3) reads better as x - 3.
     const Expr& rhs = *e.args[1];
-    if (e.bin_op == BinOp::Add && rhs.kind == ExprKind::IntImm && rhs.int_value < 0 && rhs.int_value != INT64_MIN)
+    if (e.bin_op == BinOp::Add && rhs.kind == ExprKind::IntImm && rhs.int_value < 0 &&
+        rhs.int_value != INT64_MIN)
       return "(" + a + " - " + int_literal(-rhs.int_value, rhs.type) + ")";
     return "(" + a + " " + op + " " + b + ")";
   }
@@ -226,24 +255,37 @@ std::string CLikeEmitter::binary(const Expr& e) {
       std::string h = use_helper(e.bin_op == BinOp::Div ? "ekb_floordiv_i64" : "ekb_floormod_i64");
       return is_wide(t) ? fn(h) : "((" + value_type(t) + ")" + fn(h) + ")";
     }
-    case BinOp::TruncDiv: return infix("/");
-    case BinOp::TruncMod: return infix("%");
+    case BinOp::TruncDiv:
+      return infix("/");
+    case BinOp::TruncMod:
+      return infix("%");
     case BinOp::Min:
     case BinOp::Max: {
       std::string op = e.bin_op == BinOp::Min ? "min" : "max";
       return fn(use_helper("ekb_" + std::string(fl ? "f" : "") + op + "_" + helper_suffix(t)));
     }
-    case BinOp::Eq: return infix("==");
-    case BinOp::Ne: return infix("!=");
-    case BinOp::Lt: return infix("<");
-    case BinOp::Le: return infix("<=");
-    case BinOp::Gt: return infix(">");
-    case BinOp::Ge: return infix(">=");
-    case BinOp::And: return infix("&&");
-    case BinOp::Or: return infix("||");
-    case BinOp::BitAnd: return infix("&");
-    case BinOp::BitOr: return infix("|");
-    case BinOp::BitXor: return infix("^");
+    case BinOp::Eq:
+      return infix("==");
+    case BinOp::Ne:
+      return infix("!=");
+    case BinOp::Lt:
+      return infix("<");
+    case BinOp::Le:
+      return infix("<=");
+    case BinOp::Gt:
+      return infix(">");
+    case BinOp::Ge:
+      return infix(">=");
+    case BinOp::And:
+      return infix("&&");
+    case BinOp::Or:
+      return infix("||");
+    case BinOp::BitAnd:
+      return infix("&");
+    case BinOp::BitOr:
+      return infix("|");
+    case BinOp::BitXor:
+      return infix("^");
     case BinOp::Shl:
       // The exact value shifted in 64 bits, then wrapped to the type.
       return "((" + value_type(e.type) + ")((" + unsigned_type(64) + ")" + a + " << " + b + "))";
@@ -277,11 +319,16 @@ std::string CLikeEmitter::call(const Expr& e) {
     case Intrinsic::Sigmoid:
       return "(" + float_literal(1.0, t) + " / (" + float_literal(1.0, t) + " + " +
              math_function(Intrinsic::Exp, t) + "(-" + a[0] + ")))";
-    case Intrinsic::Rdmulh: return join(use_helper("ekb_rdmulh"));
-    case Intrinsic::Rshift: return join(use_helper("ekb_rshift"));
-    case Intrinsic::Requant: return join(use_helper("ekb_requant"));
-    case Intrinsic::MirrorIndex: return join(use_helper("ekb_mirror_index"));
-    default: return join(math_function(e.intrinsic, t));
+    case Intrinsic::Rdmulh:
+      return join(use_helper("ekb_rdmulh"));
+    case Intrinsic::Rshift:
+      return join(use_helper("ekb_rshift"));
+    case Intrinsic::Requant:
+      return join(use_helper("ekb_requant"));
+    case Intrinsic::MirrorIndex:
+      return join(use_helper("ekb_mirror_index"));
+    default:
+      return join(math_function(e.intrinsic, t));
   }
 }
 
@@ -291,8 +338,10 @@ std::string CLikeEmitter::cast(const Expr& e) {
   if (to == from) return a;
   auto c_cast = [&](ScalarType t, const std::string& x) { return "((" + value_type(t) + ")" + x + ")"; };
   if (lir::is_half(to)) {
-    if (from == ScalarType::F64) a = c_cast(ScalarType::F32, a);
-    else if (!ir::is_float(from)) a = c_cast(ScalarType::F32, a);
+    if (from == ScalarType::F64)
+      a = c_cast(ScalarType::F32, a);
+    else if (!ir::is_float(from))
+      a = c_cast(ScalarType::F32, a);
     return half_conversion(to, true) + "(" + a + ")";
   }
   if (lir::is_half(from)) {
@@ -321,32 +370,35 @@ void CLikeEmitter::stmt(const Stmt& s, int indent) {
     case StmtKind::For: {
       std::string note = loop_annotation(s);
       if (!note.empty()) out_ += pad + note + "\n";
-      std::string end = expr(*lir::simplify(lir::binary(BinOp::Add, s.min, s.extent)));
+      std::string end =
+          expr(*lir::simplify(lir::binary(BinOp::Add, s.min, s.extent)));  // after '<': keep parens
       std::string it = value_type(ScalarType::Index);
-      out_ += pad + "for (" + it + " " + s.name + " = " + expr(*s.min) + "; " + s.name + " < " + end + "; ++" +
-              s.name + ") {\n";
+      out_ += pad + "for (" + it + " " + s.name + " = " + unparen(expr(*s.min)) + "; " + s.name + " < " +
+              end + "; ++" + s.name + ") {\n";
       stmt(*s.body, indent + 2);
       out_ += pad + "}\n";
       return;
     }
     case StmtKind::Store:
       if (s.indices.size() != 1) throw std::logic_error("emitter: store to '" + s.name + "' is not flat");
-      out_ += pad + s.name + "[" + expr(*s.indices[0]) + "] = " + expr(*s.value) + ";\n";
+      out_ += pad + s.name + "[" + unparen(expr(*s.indices[0])) + "] = " + unparen(expr(*s.value)) + ";\n";
       return;
-    case StmtKind::Assign: out_ += pad + s.name + " = " + expr(*s.value) + ";\n"; return;
+    case StmtKind::Assign:
+      out_ += pad + s.name + " = " + unparen(expr(*s.value)) + ";\n";
+      return;
     case StmtKind::LetStmt:
-      out_ += pad + "const " + value_type(s.type) + " " + s.name + " = " + expr(*s.value) + ";\n";
+      out_ += pad + "const " + value_type(s.type) + " " + s.name + " = " + unparen(expr(*s.value)) + ";\n";
       stmt(*s.body, indent);
       return;
     case StmtKind::DeclareVar:
-      out_ += pad + value_type(s.type) + " " + s.name + " = " + expr(*s.value) + ";\n";
+      out_ += pad + value_type(s.type) + " " + s.name + " = " + unparen(expr(*s.value)) + ";\n";
       stmt(*s.body, indent);
       return;
     case StmtKind::Block:
       for (const auto& b : s.stmts) stmt(*b, indent);
       return;
     case StmtKind::IfThenElse:
-      out_ += pad + "if (" + expr(*s.value) + ") {\n";
+      out_ += pad + "if (" + unparen(expr(*s.value)) + ") {\n";
       stmt(*s.body, indent + 2);
       if (s.else_body) {
         out_ += pad + "} else {\n";

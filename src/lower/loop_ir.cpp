@@ -99,18 +99,29 @@ bool equal(const Expr& a, const Expr& b) {
   if (&a == &b) return true;
   if (a.kind != b.kind || a.type != b.type || a.args.size() != b.args.size()) return false;
   switch (a.kind) {
-    case ExprKind::IntImm: return a.int_value == b.int_value;
+    case ExprKind::IntImm:
+      return a.int_value == b.int_value;
     case ExprKind::FloatImm:
       return a.float_value == b.float_value || (std::isnan(a.float_value) && std::isnan(b.float_value));
-    case ExprKind::Var: return a.name == b.name;
+    case ExprKind::Var:
+      return a.name == b.name;
     case ExprKind::Load:
       if (a.name != b.name || a.boundary != b.boundary || !equal(a.pad, b.pad)) return false;
       break;
-    case ExprKind::Unary: if (a.un_op != b.un_op) return false; break;
-    case ExprKind::Binary: if (a.bin_op != b.bin_op) return false; break;
-    case ExprKind::Call: if (a.intrinsic != b.intrinsic) return false; break;
-    case ExprKind::Cast: if (a.saturate != b.saturate) return false; break;
-    case ExprKind::Select: break;
+    case ExprKind::Unary:
+      if (a.un_op != b.un_op) return false;
+      break;
+    case ExprKind::Binary:
+      if (a.bin_op != b.bin_op) return false;
+      break;
+    case ExprKind::Call:
+      if (a.intrinsic != b.intrinsic) return false;
+      break;
+    case ExprKind::Cast:
+      if (a.saturate != b.saturate) return false;
+      break;
+    case ExprKind::Select:
+      break;
     case ExprKind::Reduce: {
       if (a.reduce_op != b.reduce_op || a.ranges.size() != b.ranges.size()) return false;
       for (size_t i = 0; i < a.ranges.size(); ++i)
@@ -237,83 +248,142 @@ std::string Func::fresh_name(const std::string& base) {
 // ------------------------------------------------------------------------------- printing
 std::string_view bin_op_text(BinOp op) {
   switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::Mod: return "%";
-    case BinOp::TruncDiv: return "truncdiv";
-    case BinOp::TruncMod: return "truncmod";
-    case BinOp::Min: return "min";
-    case BinOp::Max: return "max";
-    case BinOp::Eq: return "==";
-    case BinOp::Ne: return "!=";
-    case BinOp::Lt: return "<";
-    case BinOp::Le: return "<=";
-    case BinOp::Gt: return ">";
-    case BinOp::Ge: return ">=";
-    case BinOp::And: return "&&";
-    case BinOp::Or: return "||";
-    case BinOp::BitAnd: return "&";
-    case BinOp::BitOr: return "|";
-    case BinOp::BitXor: return "^";
-    case BinOp::Shl: return "<<";
-    case BinOp::Shr: return ">>";
+    case BinOp::Add:
+      return "+";
+    case BinOp::Sub:
+      return "-";
+    case BinOp::Mul:
+      return "*";
+    case BinOp::Div:
+      return "/";
+    case BinOp::Mod:
+      return "%";
+    case BinOp::TruncDiv:
+      return "truncdiv";
+    case BinOp::TruncMod:
+      return "truncmod";
+    case BinOp::Min:
+      return "min";
+    case BinOp::Max:
+      return "max";
+    case BinOp::Eq:
+      return "==";
+    case BinOp::Ne:
+      return "!=";
+    case BinOp::Lt:
+      return "<";
+    case BinOp::Le:
+      return "<=";
+    case BinOp::Gt:
+      return ">";
+    case BinOp::Ge:
+      return ">=";
+    case BinOp::And:
+      return "&&";
+    case BinOp::Or:
+      return "||";
+    case BinOp::BitAnd:
+      return "&";
+    case BinOp::BitOr:
+      return "|";
+    case BinOp::BitXor:
+      return "^";
+    case BinOp::Shl:
+      return "<<";
+    case BinOp::Shr:
+      return ">>";
   }
   return "?";
 }
 
 std::string_view intrinsic_name(Intrinsic f) {
   switch (f) {
-    case Intrinsic::Exp: return "exp";
-    case Intrinsic::Log: return "log";
-    case Intrinsic::Log2: return "log2";
-    case Intrinsic::Exp2: return "exp2";
-    case Intrinsic::Sqrt: return "sqrt";
-    case Intrinsic::Rsqrt: return "rsqrt";
-    case Intrinsic::Tanh: return "tanh";
-    case Intrinsic::Erf: return "erf";
-    case Intrinsic::Sin: return "sin";
-    case Intrinsic::Cos: return "cos";
-    case Intrinsic::Tan: return "tan";
-    case Intrinsic::Atan: return "atan";
-    case Intrinsic::Atan2: return "atan2";
-    case Intrinsic::Sigmoid: return "sigmoid";
-    case Intrinsic::Pow: return "pow";
-    case Intrinsic::Floor: return "floor";
-    case Intrinsic::Ceil: return "ceil";
-    case Intrinsic::Round: return "round";
-    case Intrinsic::RoundEven: return "round_even";
-    case Intrinsic::Trunc: return "trunc";
-    case Intrinsic::Fma: return "fma";
-    case Intrinsic::Abs: return "abs";
-    case Intrinsic::Rdmulh: return "rdmulh";
-    case Intrinsic::Rshift: return "rshift";
-    case Intrinsic::Requant: return "requant";
-    case Intrinsic::MirrorIndex: return "mirror_index";
+    case Intrinsic::Exp:
+      return "exp";
+    case Intrinsic::Log:
+      return "log";
+    case Intrinsic::Log2:
+      return "log2";
+    case Intrinsic::Exp2:
+      return "exp2";
+    case Intrinsic::Sqrt:
+      return "sqrt";
+    case Intrinsic::Rsqrt:
+      return "rsqrt";
+    case Intrinsic::Tanh:
+      return "tanh";
+    case Intrinsic::Erf:
+      return "erf";
+    case Intrinsic::Sin:
+      return "sin";
+    case Intrinsic::Cos:
+      return "cos";
+    case Intrinsic::Tan:
+      return "tan";
+    case Intrinsic::Atan:
+      return "atan";
+    case Intrinsic::Atan2:
+      return "atan2";
+    case Intrinsic::Sigmoid:
+      return "sigmoid";
+    case Intrinsic::Pow:
+      return "pow";
+    case Intrinsic::Floor:
+      return "floor";
+    case Intrinsic::Ceil:
+      return "ceil";
+    case Intrinsic::Round:
+      return "round";
+    case Intrinsic::RoundEven:
+      return "round_even";
+    case Intrinsic::Trunc:
+      return "trunc";
+    case Intrinsic::Fma:
+      return "fma";
+    case Intrinsic::Abs:
+      return "abs";
+    case Intrinsic::Rdmulh:
+      return "rdmulh";
+    case Intrinsic::Rshift:
+      return "rshift";
+    case Intrinsic::Requant:
+      return "requant";
+    case Intrinsic::MirrorIndex:
+      return "mirror_index";
   }
   return "?";
 }
 
 std::string_view for_kind_name(ForKind k) {
   switch (k) {
-    case ForKind::Serial: return "serial";
-    case ForKind::Parallel: return "parallel";
-    case ForKind::Vectorized: return "vectorized";
-    case ForKind::Unrolled: return "unrolled";
-    case ForKind::GpuBlock: return "gpu_block";
-    case ForKind::GpuThread: return "gpu_thread";
+    case ForKind::Serial:
+      return "serial";
+    case ForKind::Parallel:
+      return "parallel";
+    case ForKind::Vectorized:
+      return "vectorized";
+    case ForKind::Unrolled:
+      return "unrolled";
+    case ForKind::GpuBlock:
+      return "gpu_block";
+    case ForKind::GpuThread:
+      return "gpu_thread";
   }
   return "?";
 }
 
 std::string_view scope_name(MemoryScope s) {
   switch (s) {
-    case MemoryScope::Global: return "global";
-    case MemoryScope::Stack: return "stack";
-    case MemoryScope::Scratch: return "scratch";
-    case MemoryScope::Shared: return "shared";
-    case MemoryScope::Local: return "local";
+    case MemoryScope::Global:
+      return "global";
+    case MemoryScope::Stack:
+      return "stack";
+    case MemoryScope::Scratch:
+      return "scratch";
+    case MemoryScope::Shared:
+      return "shared";
+    case MemoryScope::Local:
+      return "local";
   }
   return "?";
 }
@@ -346,12 +416,16 @@ std::string to_string(const Expr& e) {
       if (e.type == ScalarType::Bool) return e.int_value ? "true" : "false";
       if (e.type == ScalarType::Index) return std::to_string(e.int_value);
       return std::to_string(e.int_value) + ":" + type_text(e.type);
-    case ExprKind::FloatImm: return float_text(e.float_value) + ":" + type_text(e.type);
-    case ExprKind::Var: return e.name;
+    case ExprKind::FloatImm:
+      return float_text(e.float_value) + ":" + type_text(e.type);
+    case ExprKind::Var:
+      return e.name;
     case ExprKind::Load: {
       std::string s = e.name;
-      if (e.boundary == ir::Boundary::Pad) s = "pad(" + s + ", " + to_string(*e.pad) + ")";
-      else if (e.boundary != ir::Boundary::None) s = std::string(ir::boundary_name(e.boundary)) + "(" + s + ")";
+      if (e.boundary == ir::Boundary::Pad)
+        s = "pad(" + s + ", " + to_string(*e.pad) + ")";
+      else if (e.boundary != ir::Boundary::None)
+        s = std::string(ir::boundary_name(e.boundary)) + "(" + s + ")";
       return s + "[" + args_text(e.args) + "]";
     }
     case ExprKind::Unary:
@@ -363,8 +437,10 @@ std::string to_string(const Expr& e) {
         return op + "(" + args_text(e.args) + ")";
       return "(" + to_string(*e.args[0]) + " " + op + " " + to_string(*e.args[1]) + ")";
     }
-    case ExprKind::Select: return "select(" + args_text(e.args) + ")";
-    case ExprKind::Call: return std::string(intrinsic_name(e.intrinsic)) + "(" + args_text(e.args) + ")";
+    case ExprKind::Select:
+      return "select(" + args_text(e.args) + ")";
+    case ExprKind::Call:
+      return std::string(intrinsic_name(e.intrinsic)) + "(" + args_text(e.args) + ")";
     case ExprKind::Cast:
       return std::string(e.saturate ? "sat" : "cast") + "<" + type_text(e.type) + ">(" +
              to_string(*e.args[0]) + ")";
@@ -385,11 +461,13 @@ std::string to_string(const Stmt& s, int indent) {
   auto nested = [&](const StmtP& b) { return b ? to_string(*b, indent + 2) : std::string(); };
   switch (s.kind) {
     case StmtKind::For:
-      return pad + "for " + s.name + " in [" + to_string(*s.min) + ", +" + to_string(*s.extent) +
-             ")" + (s.for_kind == ForKind::Serial ? "" : " " + std::string(for_kind_name(s.for_kind))) +
-             " {\n" + nested(s.body) + pad + "}\n";
-    case StmtKind::Store: return pad + s.name + "[" + args_text(s.indices) + "] = " + to_string(*s.value) + "\n";
-    case StmtKind::Assign: return pad + s.name + " = " + to_string(*s.value) + "\n";
+      return pad + "for " + s.name + " in [" + to_string(*s.min) + ", +" + to_string(*s.extent) + ")" +
+             (s.for_kind == ForKind::Serial ? "" : " " + std::string(for_kind_name(s.for_kind))) + " {\n" +
+             nested(s.body) + pad + "}\n";
+    case StmtKind::Store:
+      return pad + s.name + "[" + args_text(s.indices) + "] = " + to_string(*s.value) + "\n";
+    case StmtKind::Assign:
+      return pad + s.name + " = " + to_string(*s.value) + "\n";
     case StmtKind::LetStmt:
       return pad + "let " + s.name + ": " + type_text(s.type) + " = " + to_string(*s.value) + "\n" +
              to_string(*s.body, indent);
@@ -409,8 +487,8 @@ std::string to_string(const Stmt& s, int indent) {
     case StmtKind::Allocate: {
       std::string where(scope_name(s.scope));
       if (s.scope == MemoryScope::Scratch) where += " +" + std::to_string(s.scratch_offset);
-      return pad + "allocate " + s.name + ": " + type_text(s.type) + "[" + to_string(*s.extent) +
-             "] in " + where + "\n" + to_string(*s.body, indent);
+      return pad + "allocate " + s.name + ": " + type_text(s.type) + "[" + to_string(*s.extent) + "] in " +
+             where + "\n" + to_string(*s.body, indent);
     }
   }
   return pad + "?\n";
@@ -423,8 +501,8 @@ std::string to_string(const Func& f) {
     if (b.role == BufferRole::Temp) continue;
     std::string shape;
     for (size_t d = 0; d < b.shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(b.shape[d]);
-    out += std::string(first ? "" : ", ") + (b.role == BufferRole::Input ? "in " : "out ") + b.name +
-           ": " + type_text(b.type) + "[" + shape + "]";
+    out += std::string(first ? "" : ", ") + (b.role == BufferRole::Input ? "in " : "out ") + b.name + ": " +
+           type_text(b.type) + "[" + shape + "]";
     first = false;
   }
   for (const Param& p : f.params) {

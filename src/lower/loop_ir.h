@@ -44,21 +44,56 @@ using ExprP = std::shared_ptr<const Expr>;
 enum class ExprKind : uint8_t { IntImm, FloatImm, Var, Load, Unary, Binary, Select, Call, Cast, Reduce };
 enum class UnOp : uint8_t { Neg, Not };
 enum class BinOp : uint8_t {
-  Add, Sub, Mul,
-  Div, Mod,            // float division; integer floor division / floor modulo (IR semantics)
-  TruncDiv, TruncMod,  // C's integer / and %: only where the operands make them equal to floor
-  Min, Max,
-  Eq, Ne, Lt, Le, Gt, Ge,
-  And, Or,             // on bools, short-circuit
-  BitAnd, BitOr, BitXor,
-  Shl, Shr,            // arithmetic shifts of the exact value, then wrapped
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,  // float division; integer floor division / floor modulo (IR semantics)
+  TruncDiv,
+  TruncMod,  // C's integer / and %: only where the operands make them equal to floor
+  Min,
+  Max,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  And,
+  Or,  // on bools, short-circuit
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,  // arithmetic shifts of the exact value, then wrapped
 };
 enum class Intrinsic : uint8_t {
   // float -> same float type
-  Exp, Log, Log2, Exp2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Tan, Atan, Atan2, Sigmoid, Pow,
-  Floor, Ceil, Round, RoundEven, Trunc, Fma,
-  Abs,          // int (wrapping) or float
-  Rdmulh, Rshift, Requant,  // gemmlowp / TFLite, on i32 (ir/quant.h)
+  Exp,
+  Log,
+  Log2,
+  Exp2,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Erf,
+  Sin,
+  Cos,
+  Tan,
+  Atan,
+  Atan2,
+  Sigmoid,
+  Pow,
+  Floor,
+  Ceil,
+  Round,
+  RoundEven,
+  Trunc,
+  Fma,
+  Abs,  // int (wrapping) or float
+  Rdmulh,
+  Rshift,
+  Requant,      // gemmlowp / TFLite, on i32 (ir/quant.h)
   MirrorIndex,  // (x, extent): reflect x into [0, extent) without repeating the edge (index type)
 };
 
@@ -78,13 +113,13 @@ struct Expr {
   Intrinsic intrinsic = Intrinsic::Exp;
   ir::ReduceOp reduce_op = ir::ReduceOp::Sum;
   ir::Boundary boundary = ir::Boundary::None;  // Load, until lower_boundaries
-  bool saturate = false;   // Cast: int->int saturates instead of wrapping
-  bool no_wrap = false;    // integer Unary/Binary: the exact result fits in `type`
+  bool saturate = false;                       // Cast: int->int saturates instead of wrapping
+  bool no_wrap = false;                        // integer Unary/Binary: the exact result fits in `type`
   // Operands. Unary: [a]; Binary: [a, b]; Select: [cond, a, b]; Call: its arguments;
   // Cast: [value]; Load: indices (one per dimension, or one flat index); Reduce: [body].
   std::vector<ExprP> args;
-  ExprP pad;                // Load with boundary Pad: the value outside the buffer
-  std::vector<Range> ranges;  // Reduce: nested ranges, first outermost
+  ExprP pad;                               // Load with boundary Pad: the value outside the buffer
+  std::vector<Range> ranges;               // Reduce: nested ranges, first outermost
   ScalarType body_type = ScalarType::F32;  // Reduce: the body's type (argmax/argmin give index)
 };
 
@@ -179,9 +214,9 @@ struct Func {
   std::vector<Buffer> buffers;  // inputs, outputs, then temps
   std::vector<Param> params;
   StmtP body;
-  int64_t scratch_bytes = 0;    // > 0: the kernel takes `void* scratch` (set by plan_storage)
+  int64_t scratch_bytes = 0;             // > 0: the kernel takes `void* scratch` (set by plan_storage)
   const ir::Instance* source = nullptr;  // the workload it was lowered from (for emitters)
-  std::set<std::string> names;  // every name in use (buffers, params, variables)
+  std::set<std::string> names;           // every name in use (buffers, params, variables)
 
   const Buffer* buffer(const std::string& name) const;
   // A new unique variable name starting with `base`, recorded in `names`.

@@ -7,6 +7,7 @@
 #include "lower/lower_boundaries.h"
 #include "lower/lower_definitions.h"
 #include "lower/lower_reductions.h"
+#include "lower/promote_to_f64.h"
 #include "lower/simplify.h"
 #include "lower/widen_half_precision.h"
 
@@ -15,7 +16,7 @@ namespace ekb::lir {
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
       "lower_definitions", "lower_reductions", "lower_boundaries", "widen_half_precision",
-      "flatten_storage",   "plan_storage",     "simplify"};
+      "promote_to_f64",    "flatten_storage",  "plan_storage",     "simplify"};
   return names;
 }
 
@@ -34,8 +35,11 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   lower_boundaries(f);
   if (stop == "lower_boundaries") return f;
   // Half-precision values computed in f32.
-  if (options.widen_half_precision) widen_half_precision(f);
+  if (options.widen_half_precision) widen_half_precision(f, options.keep_half_temps);
   if (stop == "widen_half_precision") return f;
+  // f64 where f32 rounding would change integers or blow up: conversions, comparisons, sin/cos.
+  if (options.promote_to_f64) promote_to_f64(f);
+  if (stop == "promote_to_f64") return f;
   // Multi-dimensional accesses as flat row-major indices.
   flatten_storage(f);
   if (stop == "flatten_storage") return f;

@@ -14,6 +14,11 @@ namespace ekb::lir {
 struct LowerOptions {
   // f16/bf16 arithmetic in f32 (false: keep half arithmetic, for targets that have it).
   bool widen_half_precision = true;
+  // Store temps declared f16/bf16 as such (default: in f32; see widen_half_precision.h).
+  bool keep_half_temps = false;
+  // In f64 the float arithmetic whose rounding is not a small error: values converted to integers
+  // or compared, arguments of sin/cos/tan (promote_to_f64.h).
+  bool promote_to_f64 = true;
   bool simplify = true;
   StoragePlanOptions storage;
   // Stop after the pass of this name (for `ekb emit --lir` and tests); empty runs them all.

@@ -35,14 +35,16 @@ class BoundaryLowerer : public Mutator {
       }
       case ir::Boundary::Edge:
         for (size_t d = 0; d < m->args.size(); ++d)
-          plain->args[d] = binary(BinOp::Min, binary(BinOp::Max, m->args[d], index_imm(0)),
-                                  index_imm(b->shape[d] - 1));
+          plain->args[d] =
+              binary(BinOp::Min, binary(BinOp::Max, m->args[d], index_imm(0)), index_imm(b->shape[d] - 1));
         return plain;
       case ir::Boundary::Mirror:
         for (size_t d = 0; d < m->args.size(); ++d)
-          plain->args[d] = call(Intrinsic::MirrorIndex, ScalarType::Index, {m->args[d], index_imm(b->shape[d])});
+          plain->args[d] =
+              call(Intrinsic::MirrorIndex, ScalarType::Index, {m->args[d], index_imm(b->shape[d])});
         return plain;
-      case ir::Boundary::None: break;
+      case ir::Boundary::None:
+        break;
     }
     return plain;
   }

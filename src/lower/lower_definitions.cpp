@@ -12,28 +12,27 @@ const std::set<std::string>& reserved_identifiers() {
   static const std::set<std::string> names = [] {
     std::set<std::string> s = {
         // C and C++ keywords
-        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-        "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false",
-        "class", "namespace", "template", "typename", "this", "new", "delete", "operator",
-        "private", "protected", "public", "virtual", "friend", "using", "try", "catch", "throw",
-        "and", "or", "not", "xor", "asm", "explicit", "mutable", "export", "nullptr",
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+        "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+        "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+        "volatile", "while", "bool", "true", "false", "class", "namespace", "template", "typename", "this",
+        "new", "delete", "operator", "private", "protected", "public", "virtual", "friend", "using", "try",
+        "catch", "throw", "and", "or", "not", "xor", "asm", "explicit", "mutable", "export", "nullptr",
         "constexpr", "decltype", "noexcept", "static_assert", "alignas", "alignof",
         // types and macros the emitted code names
-        "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
-        "uint64_t", "size_t", "INFINITY", "NAN", "NULL", "scratch", "stream",
+        "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "size_t",
+        "INFINITY", "NAN", "NULL", "scratch", "stream",
         // OpenCL and CUDA
-        "kernel", "global", "local", "constant", "private", "half", "uchar", "ushort", "uint",
-        "ulong", "threadIdx", "blockIdx", "blockDim", "gridDim", "dim3", "warpSize",
+        "kernel", "global", "local", "constant", "private", "half", "uchar", "ushort", "uint", "ulong",
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "dim3", "warpSize",
         // C math library (double and float forms)
-        "exp", "log", "log2", "exp2", "sqrt", "tanh", "erf", "sin", "cos", "tan", "atan",
-        "atan2", "pow", "floor", "ceil", "round", "rint", "trunc", "fma", "fabs", "abs",
-        "fmin", "fmax", "min", "max", "clamp", "select", "rsqrt", "main"};
+        "exp", "log", "log2", "exp2", "sqrt", "tanh", "erf", "sin", "cos", "tan", "atan", "atan2", "pow",
+        "floor", "ceil", "round", "rint", "trunc", "fma", "fabs", "abs", "fmin", "fmax", "min", "max",
+        "clamp", "select", "rsqrt", "main"};
     std::vector<std::string> f;
-    for (const auto& n : {"exp", "log", "log2", "exp2", "sqrt", "tanh", "erf", "sin", "cos",
-                          "tan", "atan", "atan2", "pow", "floor", "ceil", "round", "rint",
-                          "trunc", "fma", "fabs", "fmin", "fmax"})
+    for (const auto& n :
+         {"exp",   "log", "log2",  "exp2", "sqrt",  "tanh", "erf",   "sin", "cos",  "tan",  "atan",
+          "atan2", "pow", "floor", "ceil", "round", "rint", "trunc", "fma", "fabs", "fmin", "fmax"})
       s.insert(std::string(n) + "f");
     return s;
   }();
@@ -47,22 +46,38 @@ using ir::ExprKind;
 
 BufferRole role_of(ir::TensorRole r) {
   switch (r) {
-    case ir::TensorRole::Input: return BufferRole::Input;
-    case ir::TensorRole::Output: return BufferRole::Output;
-    case ir::TensorRole::Temp: return BufferRole::Temp;
+    case ir::TensorRole::Input:
+      return BufferRole::Input;
+    case ir::TensorRole::Output:
+      return BufferRole::Output;
+    case ir::TensorRole::Temp:
+      return BufferRole::Temp;
   }
   return BufferRole::Temp;
 }
 
 std::optional<Intrinsic> float_intrinsic(const std::string& n) {
   static const std::pair<const char*, Intrinsic> table[] = {
-      {"exp", Intrinsic::Exp},     {"log", Intrinsic::Log},         {"log2", Intrinsic::Log2},
-      {"exp2", Intrinsic::Exp2},   {"sqrt", Intrinsic::Sqrt},       {"rsqrt", Intrinsic::Rsqrt},
-      {"tanh", Intrinsic::Tanh},   {"erf", Intrinsic::Erf},         {"sin", Intrinsic::Sin},
-      {"cos", Intrinsic::Cos},     {"tan", Intrinsic::Tan},         {"atan", Intrinsic::Atan},
-      {"atan2", Intrinsic::Atan2}, {"sigmoid", Intrinsic::Sigmoid}, {"pow", Intrinsic::Pow},
-      {"floor", Intrinsic::Floor}, {"ceil", Intrinsic::Ceil},       {"round", Intrinsic::Round},
-      {"round_even", Intrinsic::RoundEven}, {"trunc", Intrinsic::Trunc},
+      {"exp", Intrinsic::Exp},
+      {"log", Intrinsic::Log},
+      {"log2", Intrinsic::Log2},
+      {"exp2", Intrinsic::Exp2},
+      {"sqrt", Intrinsic::Sqrt},
+      {"rsqrt", Intrinsic::Rsqrt},
+      {"tanh", Intrinsic::Tanh},
+      {"erf", Intrinsic::Erf},
+      {"sin", Intrinsic::Sin},
+      {"cos", Intrinsic::Cos},
+      {"tan", Intrinsic::Tan},
+      {"atan", Intrinsic::Atan},
+      {"atan2", Intrinsic::Atan2},
+      {"sigmoid", Intrinsic::Sigmoid},
+      {"pow", Intrinsic::Pow},
+      {"floor", Intrinsic::Floor},
+      {"ceil", Intrinsic::Ceil},
+      {"round", Intrinsic::Round},
+      {"round_even", Intrinsic::RoundEven},
+      {"trunc", Intrinsic::Trunc},
   };
   for (const auto& [name, f] : table)
     if (n == name) return f;
@@ -71,24 +86,42 @@ std::optional<Intrinsic> float_intrinsic(const std::string& n) {
 
 BinOp bin_op_of(ir::BinaryOp op) {
   switch (op) {
-    case ir::BinaryOp::Or: return BinOp::Or;
-    case ir::BinaryOp::And: return BinOp::And;
-    case ir::BinaryOp::Eq: return BinOp::Eq;
-    case ir::BinaryOp::Ne: return BinOp::Ne;
-    case ir::BinaryOp::Lt: return BinOp::Lt;
-    case ir::BinaryOp::Le: return BinOp::Le;
-    case ir::BinaryOp::Gt: return BinOp::Gt;
-    case ir::BinaryOp::Ge: return BinOp::Ge;
-    case ir::BinaryOp::BitOr: return BinOp::BitOr;
-    case ir::BinaryOp::BitXor: return BinOp::BitXor;
-    case ir::BinaryOp::BitAnd: return BinOp::BitAnd;
-    case ir::BinaryOp::Shl: return BinOp::Shl;
-    case ir::BinaryOp::Shr: return BinOp::Shr;
-    case ir::BinaryOp::Add: return BinOp::Add;
-    case ir::BinaryOp::Sub: return BinOp::Sub;
-    case ir::BinaryOp::Mul: return BinOp::Mul;
-    case ir::BinaryOp::Div: return BinOp::Div;
-    case ir::BinaryOp::Mod: return BinOp::Mod;
+    case ir::BinaryOp::Or:
+      return BinOp::Or;
+    case ir::BinaryOp::And:
+      return BinOp::And;
+    case ir::BinaryOp::Eq:
+      return BinOp::Eq;
+    case ir::BinaryOp::Ne:
+      return BinOp::Ne;
+    case ir::BinaryOp::Lt:
+      return BinOp::Lt;
+    case ir::BinaryOp::Le:
+      return BinOp::Le;
+    case ir::BinaryOp::Gt:
+      return BinOp::Gt;
+    case ir::BinaryOp::Ge:
+      return BinOp::Ge;
+    case ir::BinaryOp::BitOr:
+      return BinOp::BitOr;
+    case ir::BinaryOp::BitXor:
+      return BinOp::BitXor;
+    case ir::BinaryOp::BitAnd:
+      return BinOp::BitAnd;
+    case ir::BinaryOp::Shl:
+      return BinOp::Shl;
+    case ir::BinaryOp::Shr:
+      return BinOp::Shr;
+    case ir::BinaryOp::Add:
+      return BinOp::Add;
+    case ir::BinaryOp::Sub:
+      return BinOp::Sub;
+    case ir::BinaryOp::Mul:
+      return BinOp::Mul;
+    case ir::BinaryOp::Div:
+      return BinOp::Div;
+    case ir::BinaryOp::Mod:
+      return BinOp::Mod;
   }
   return BinOp::Add;
 }
@@ -146,9 +179,7 @@ class DefinitionLowerer {
     for (const ir::Stmt& b : s.body) collect_writes(b, out);
   }
 
-  bool is_constant_name(const std::string& n) const {
-    return inst_.params.count(n) || inst_.lets.count(n);
-  }
+  bool is_constant_name(const std::string& n) const { return inst_.params.count(n) || inst_.lets.count(n); }
 
   StmtP pure_definition(const ir::Stmt& s) {
     const Buffer& b = buffer(s.tensor);
@@ -217,10 +248,14 @@ class DefinitionLowerer {
     auto it = inst_.expr_types.find(&e);
     if (it != inst_.expr_types.end()) return it->second;
     switch (e.kind) {
-      case ExprKind::IntLit: return ScalarType::Index;
-      case ExprKind::FloatLit: return ScalarType::F64;
-      case ExprKind::BoolLit: return ScalarType::Bool;
-      default: throw std::logic_error("lower_definitions: expression without a type (unverified instance?)");
+      case ExprKind::IntLit:
+        return ScalarType::Index;
+      case ExprKind::FloatLit:
+        return ScalarType::F64;
+      case ExprKind::BoolLit:
+        return ScalarType::Bool;
+      default:
+        throw std::logic_error("lower_definitions: expression without a type (unverified instance?)");
     }
   }
 
@@ -240,20 +275,26 @@ class DefinitionLowerer {
       case ExprKind::FloatLit:
         if (ir::is_float(t)) return float_imm(t, e.float_value);
         return cast(t, float_imm(ScalarType::F64, e.float_value));
-      case ExprKind::BoolLit: return bool_imm(e.bool_value);
-      case ExprKind::Name: return name(e, t);
-      case ExprKind::Access: return access(e);
+      case ExprKind::BoolLit:
+        return bool_imm(e.bool_value);
+      case ExprKind::Name:
+        return name(e, t);
+      case ExprKind::Access:
+        return access(e);
       case ExprKind::Unary:
         if (e.unary_op == ir::UnaryOp::Not) return unary(UnOp::Not, as_type(*e.args[0], ScalarType::Bool));
         return unary(UnOp::Neg, as_type(*e.args[0], t));
-      case ExprKind::Binary: return binary_expr(e, t);
-      case ExprKind::Call: return call_expr(e, t);
+      case ExprKind::Binary:
+        return binary_expr(e, t);
+      case ExprKind::Call:
+        return call_expr(e, t);
       case ExprKind::Cast: {
         ExprP v = expr(*e.args[0]);
         if (v->type == t) return v;
         return cast(t, v, e.saturating);
       }
-      case ExprKind::Reduce: return reduce(e, t);
+      case ExprKind::Reduce:
+        return reduce(e, t);
     }
     throw std::logic_error("lower_definitions: unknown expression kind");
   }
@@ -262,7 +303,8 @@ class DefinitionLowerer {
     if (const std::string* v = lookup(e.name)) return var(*v, ScalarType::Index);
     if (auto it = inst_.params.find(e.name); it != inst_.params.end()) return index_imm(it->second);
     if (auto it = inst_.lets.find(e.name); it != inst_.lets.end()) {
-      if (it->second.is_float) return float_imm(ir::is_float(t) ? t : ScalarType::F64, it->second.float_value);
+      if (it->second.is_float)
+        return float_imm(ir::is_float(t) ? t : ScalarType::F64, it->second.float_value);
       return convert(index_imm(it->second.int_value), t);
     }
     throw std::logic_error("lower_definitions: unknown name '" + e.name + "'");
@@ -286,9 +328,9 @@ class DefinitionLowerer {
       return binary(op, as_type(a, ScalarType::Bool), as_type(b, ScalarType::Bool));
     if (is_comparison(op)) {
       ScalarType ta = ty(a), tb = ty(b);
-      ScalarType common = ta == tb ? ta : (ta == ScalarType::Index || tb == ScalarType::Index)
-                                              ? ScalarType::Index
-                                              : ta;
+      ScalarType common = ta == tb                                               ? ta
+                          : (ta == ScalarType::Index || tb == ScalarType::Index) ? ScalarType::Index
+                                                                                 : ta;
       return binary(op, as_type(a, common), as_type(b, common));
     }
     return binary(op, as_type(a, t), as_type(b, t));
@@ -308,7 +350,9 @@ class DefinitionLowerer {
       return binary(BinOp::Add, binary(BinOp::Mul, arg(0, t), arg(1, t)), arg(2, t));
     }
     if (n == "rdmulh" || n == "rshift" || n == "requant") {
-      Intrinsic f = n == "rdmulh" ? Intrinsic::Rdmulh : n == "rshift" ? Intrinsic::Rshift : Intrinsic::Requant;
+      Intrinsic f = n == "rdmulh"   ? Intrinsic::Rdmulh
+                    : n == "rshift" ? Intrinsic::Rshift
+                                    : Intrinsic::Requant;
       std::vector<ExprP> args;
       for (size_t i = 0; i < e.args.size(); ++i) args.push_back(arg(i, ScalarType::I32));
       return call(f, ScalarType::I32, std::move(args));

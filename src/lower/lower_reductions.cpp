@@ -39,11 +39,16 @@ ExprP conjunction(const std::vector<ExprP>& conds) {
 ExprP identity(ReduceOp op, ScalarType t) {
   const double inf = std::numeric_limits<double>::infinity();
   switch (op) {
-    case ReduceOp::Sum: return ir::is_float(t) ? float_imm(t, 0) : int_imm(t, 0);
-    case ReduceOp::Prod: return ir::is_float(t) ? float_imm(t, 1) : int_imm(t, 1);
-    case ReduceOp::Max: return ir::is_float(t) ? float_imm(t, -inf) : int_imm(t, ir::int_min(t));
-    case ReduceOp::Min: return ir::is_float(t) ? float_imm(t, inf) : int_imm(t, ir::int_max(t));
-    default: throw std::logic_error("identity of argmax/argmin");
+    case ReduceOp::Sum:
+      return ir::is_float(t) ? float_imm(t, 0) : int_imm(t, 0);
+    case ReduceOp::Prod:
+      return ir::is_float(t) ? float_imm(t, 1) : int_imm(t, 1);
+    case ReduceOp::Max:
+      return ir::is_float(t) ? float_imm(t, -inf) : int_imm(t, ir::int_min(t));
+    case ReduceOp::Min:
+      return ir::is_float(t) ? float_imm(t, inf) : int_imm(t, ir::int_max(t));
+    default:
+      throw std::logic_error("identity of argmax/argmin");
   }
 }
 
@@ -75,7 +80,8 @@ class ReductionLowerer : public Mutator {
   // conditions under which the reference evaluates it).
   ExprP hoist(const ExprP& e, const std::vector<ExprP>& guard, Prelude& pre) {
     switch (e->kind) {
-      case ExprKind::Reduce: return reduction(*e, guard, pre);
+      case ExprKind::Reduce:
+        return reduction(*e, guard, pre);
       case ExprKind::Select: {
         ExprP c = hoist(e->args[0], guard, pre);
         std::vector<ExprP> g_then = guard, g_else = guard;
@@ -91,7 +97,8 @@ class ReductionLowerer : public Mutator {
           return with_args(*e, {a, hoist(e->args[1], g, pre)});
         }
         break;
-      default: break;
+      default:
+        break;
     }
     bool changed = false;
     std::vector<ExprP> args;
@@ -132,12 +139,14 @@ class ReductionLowerer : public Mutator {
       step.decls.emplace_back(best, bt, ir::is_float(bt) ? float_imm(bt, 0) : int_imm(bt, 0));
       step.decls.emplace_back(at, ScalarType::Index, rg.min);
       ExprP k = var(rg.var, ScalarType::Index);
-      ExprP better = binary(r.reduce_op == ReduceOp::Argmax ? BinOp::Gt : BinOp::Lt, var(v, bt), var(best, bt));
+      ExprP better =
+          binary(r.reduce_op == ReduceOp::Argmax ? BinOp::Gt : BinOp::Lt, var(v, bt), var(best, bt));
       ExprP take = binary(BinOp::Or, binary(BinOp::Eq, k, rg.min), better);
-      update = make_let(v, body, make_if(take, make_block({make_assign(best, var(v, bt)), make_assign(at, k)})));
+      update =
+          make_let(v, body, make_if(take, make_block({make_assign(best, var(v, bt)), make_assign(at, k)})));
       result = var(at, ScalarType::Index);
     } else {
-      std::string acc = f_.fresh_name(std::string(ir::reduce_op_name(r.reduce_op)));
+      std::string acc = f_.fresh_name(std::string(ir::reduce_op_name(r.reduce_op)) + "_acc");
       step.decls.emplace_back(acc, bt, identity(r.reduce_op, bt));
       BinOp op = r.reduce_op == ReduceOp::Sum    ? BinOp::Add
                  : r.reduce_op == ReduceOp::Prod ? BinOp::Mul
@@ -147,7 +156,8 @@ class ReductionLowerer : public Mutator {
       result = var(acc, bt);
     }
     StmtP loops = inner.wrap(update);
-    for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) loops = make_for(it->var, it->min, it->extent, loops);
+    for (auto it = ranges.rbegin(); it != ranges.rend(); ++it)
+      loops = make_for(it->var, it->min, it->extent, loops);
     if (!guard.empty()) loops = make_if(conjunction(guard), loops);
     step.compute = loops;
     pre.steps.push_back(std::move(step));

@@ -38,29 +38,52 @@ int64_t float_to_int(double x, ScalarType t) {
 
 std::optional<double> fold_float_call(Intrinsic f, const std::vector<double>& x) {
   switch (f) {
-    case Intrinsic::Exp: return std::exp(x[0]);
-    case Intrinsic::Log: return std::log(x[0]);
-    case Intrinsic::Log2: return std::log2(x[0]);
-    case Intrinsic::Exp2: return std::exp2(x[0]);
-    case Intrinsic::Sqrt: return std::sqrt(x[0]);
-    case Intrinsic::Rsqrt: return 1.0 / std::sqrt(x[0]);
-    case Intrinsic::Tanh: return std::tanh(x[0]);
-    case Intrinsic::Erf: return std::erf(x[0]);
-    case Intrinsic::Sin: return std::sin(x[0]);
-    case Intrinsic::Cos: return std::cos(x[0]);
-    case Intrinsic::Tan: return std::tan(x[0]);
-    case Intrinsic::Atan: return std::atan(x[0]);
-    case Intrinsic::Atan2: return std::atan2(x[0], x[1]);
-    case Intrinsic::Sigmoid: return 1.0 / (1.0 + std::exp(-x[0]));
-    case Intrinsic::Pow: return std::pow(x[0], x[1]);
-    case Intrinsic::Floor: return std::floor(x[0]);
-    case Intrinsic::Ceil: return std::ceil(x[0]);
-    case Intrinsic::Round: return std::round(x[0]);
-    case Intrinsic::RoundEven: return std::nearbyint(x[0]);
-    case Intrinsic::Trunc: return std::trunc(x[0]);
-    case Intrinsic::Fma: return std::fma(x[0], x[1], x[2]);
-    case Intrinsic::Abs: return std::fabs(x[0]);
-    default: return std::nullopt;
+    case Intrinsic::Exp:
+      return std::exp(x[0]);
+    case Intrinsic::Log:
+      return std::log(x[0]);
+    case Intrinsic::Log2:
+      return std::log2(x[0]);
+    case Intrinsic::Exp2:
+      return std::exp2(x[0]);
+    case Intrinsic::Sqrt:
+      return std::sqrt(x[0]);
+    case Intrinsic::Rsqrt:
+      return 1.0 / std::sqrt(x[0]);
+    case Intrinsic::Tanh:
+      return std::tanh(x[0]);
+    case Intrinsic::Erf:
+      return std::erf(x[0]);
+    case Intrinsic::Sin:
+      return std::sin(x[0]);
+    case Intrinsic::Cos:
+      return std::cos(x[0]);
+    case Intrinsic::Tan:
+      return std::tan(x[0]);
+    case Intrinsic::Atan:
+      return std::atan(x[0]);
+    case Intrinsic::Atan2:
+      return std::atan2(x[0], x[1]);
+    case Intrinsic::Sigmoid:
+      return 1.0 / (1.0 + std::exp(-x[0]));
+    case Intrinsic::Pow:
+      return std::pow(x[0], x[1]);
+    case Intrinsic::Floor:
+      return std::floor(x[0]);
+    case Intrinsic::Ceil:
+      return std::ceil(x[0]);
+    case Intrinsic::Round:
+      return std::round(x[0]);
+    case Intrinsic::RoundEven:
+      return std::nearbyint(x[0]);
+    case Intrinsic::Trunc:
+      return std::trunc(x[0]);
+    case Intrinsic::Fma:
+      return std::fma(x[0], x[1], x[2]);
+    case Intrinsic::Abs:
+      return std::fabs(x[0]);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -75,7 +98,8 @@ class Simplifier {
   // ---------------------------------------------------------------- statements
   StmtP stmt(const StmtP& s) {
     switch (s->kind) {
-      case StmtKind::For: return for_loop(*s);
+      case StmtKind::For:
+        return for_loop(*s);
       case StmtKind::Store: {
         auto n = std::make_shared<Stmt>(*s);
         for (ExprP& i : n->indices) i = expr(i).e;
@@ -87,7 +111,8 @@ class Simplifier {
         n->value = expr(s->value).e;
         return n;
       }
-      case StmtKind::LetStmt: return let_stmt(*s);
+      case StmtKind::LetStmt:
+        return let_stmt(*s);
       case StmtKind::DeclareVar: {
         auto n = std::make_shared<Stmt>(*s);
         n->value = expr(s->value).e;
@@ -192,8 +217,10 @@ class Simplifier {
 
   R expr_raw(const ExprP& e) {
     switch (e->kind) {
-      case ExprKind::IntImm: return {e, Interval::point(e->int_value)};
-      case ExprKind::FloatImm: return leaf(e);
+      case ExprKind::IntImm:
+        return {e, Interval::point(e->int_value)};
+      case ExprKind::FloatImm:
+        return leaf(e);
       case ExprKind::Var: {
         if (auto it = subst_.find(e->name); it != subst_.end()) return {it->second, bounds_.at(e->name)};
         if (auto it = bounds_.find(e->name); it != bounds_.end()) return {e, it->second};
@@ -206,8 +233,10 @@ class Simplifier {
         if (n->pad) n->pad = expr(n->pad).e;
         return leaf(n);
       }
-      case ExprKind::Unary: return unary_expr(*e, expr(e->args[0]));
-      case ExprKind::Binary: return mk(e->bin_op, expr(e->args[0]), expr(e->args[1]));
+      case ExprKind::Unary:
+        return unary_expr(*e, expr(e->args[0]));
+      case ExprKind::Binary:
+        return mk(e->bin_op, expr(e->args[0]), expr(e->args[1]));
       case ExprKind::Select: {
         R c = expr(e->args[0]);
         if (c.b.is_point()) return expr(e->args[c.b.lo ? 1 : 2]);
@@ -215,8 +244,10 @@ class Simplifier {
         if (equal(a.e, b.e)) return a;
         return {select(c.e, a.e, b.e), hull(a.b, b.b)};
       }
-      case ExprKind::Call: return call_expr(*e);
-      case ExprKind::Cast: return cast_expr(*e, expr(e->args[0]));
+      case ExprKind::Call:
+        return call_expr(*e);
+      case ExprKind::Cast:
+        return cast_expr(*e, expr(e->args[0]));
       case ExprKind::Reduce: {
         auto n = std::make_shared<Expr>(*e);
         for (Range& r : n->ranges) {
@@ -266,7 +297,9 @@ class Simplifier {
     const Interval& B = b.b;
     auto konst = [](const R& x) { return x.e->kind == ExprKind::IntImm; };
     auto c_of = [](const R& x) { return x.e->int_value; };
-    auto imm = [&](int64_t v) { return R{int_imm(t, ir::wrap_int(t, v)), Interval::point(ir::wrap_int(t, v))}; };
+    auto imm = [&](int64_t v) {
+      return R{int_imm(t, ir::wrap_int(t, v)), Interval::point(ir::wrap_int(t, v))};
+    };
     auto plain = [&](Interval bounds) { return R{binary(op, a.e, b.e), bounds}; };
 
     switch (op) {
@@ -293,7 +326,8 @@ class Simplifier {
         if (konst(a) && konst(b)) return imm(static_cast<int64_t>(uint64_t(c_of(a)) - uint64_t(c_of(b))));
         if (equal(a.e, b.e)) return imm(0);
         // x - c -> x + (-c), so that constants gather (signed types, where -c is a plain value)
-        if (konst(b) && ir::is_signed(t) && c_of(b) != ir::int_min(t)) return mk(BinOp::Add, a, imm(-c_of(b)));
+        if (konst(b) && ir::is_signed(t) && c_of(b) != ir::int_min(t))
+          return mk(BinOp::Add, a, imm(-c_of(b)));
         // (x + y) - y -> x
         if (a.e->kind == ExprKind::Binary && a.e->bin_op == BinOp::Add && equal(a.e->args[1], b.e))
           return expr(a.e->args[0]);
@@ -311,9 +345,11 @@ class Simplifier {
         return arith(binary(op, a.e, b.e), mul(A, B));
       }
       case BinOp::Div:
-      case BinOp::TruncDiv: return division(op, a, b, t);
+      case BinOp::TruncDiv:
+        return division(op, a, b, t);
       case BinOp::Mod:
-      case BinOp::TruncMod: return modulo(op, a, b, t);
+      case BinOp::TruncMod:
+        return modulo(op, a, b, t);
       case BinOp::Min:
       case BinOp::Max: {
         bool is_min = op == BinOp::Min;
@@ -397,8 +433,10 @@ class Simplifier {
         if (A.hi <= B.lo) return true;
         if (A.lo > B.hi) return false;
         break;
-      case BinOp::Gt: return compare(BinOp::Lt, B, A);
-      case BinOp::Ge: return compare(BinOp::Le, B, A);
+      case BinOp::Gt:
+        return compare(BinOp::Lt, B, A);
+      case BinOp::Ge:
+        return compare(BinOp::Le, B, A);
       case BinOp::Eq:
         if (A.is_point() && B.is_point() && A.lo == B.lo) return true;
         if (A.hi < B.lo || B.hi < A.lo) return false;
@@ -406,7 +444,8 @@ class Simplifier {
       case BinOp::Ne:
         if (auto eq = compare(BinOp::Eq, A, B)) return !*eq;
         break;
-      default: break;
+      default:
+        break;
     }
     return std::nullopt;
   }
@@ -470,19 +509,32 @@ class Simplifier {
       auto f = [&](double v) { return leaf(float_imm(t, ir::round_to_type(t, v))); };
       auto boolean = [](bool v) { return R{bool_imm(v), Interval::point(v)}; };
       switch (op) {
-        case BinOp::Add: return f(x + y);
-        case BinOp::Sub: return f(x - y);
-        case BinOp::Mul: return f(x * y);
-        case BinOp::Div: return f(x / y);
-        case BinOp::Min: return f(fmin_nan(x, y));
-        case BinOp::Max: return f(fmax_nan(x, y));
-        case BinOp::Eq: return boolean(x == y);
-        case BinOp::Ne: return boolean(x != y);
-        case BinOp::Lt: return boolean(x < y);
-        case BinOp::Le: return boolean(x <= y);
-        case BinOp::Gt: return boolean(x > y);
-        case BinOp::Ge: return boolean(x >= y);
-        default: break;
+        case BinOp::Add:
+          return f(x + y);
+        case BinOp::Sub:
+          return f(x - y);
+        case BinOp::Mul:
+          return f(x * y);
+        case BinOp::Div:
+          return f(x / y);
+        case BinOp::Min:
+          return f(fmin_nan(x, y));
+        case BinOp::Max:
+          return f(fmax_nan(x, y));
+        case BinOp::Eq:
+          return boolean(x == y);
+        case BinOp::Ne:
+          return boolean(x != y);
+        case BinOp::Lt:
+          return boolean(x < y);
+        case BinOp::Le:
+          return boolean(x <= y);
+        case BinOp::Gt:
+          return boolean(x > y);
+        case BinOp::Ge:
+          return boolean(x >= y);
+        default:
+          break;
       }
     }
     // Exact identities only (x + 0.0 is not x for x = -0.0).
@@ -526,14 +578,17 @@ class Simplifier {
         if (all_int_const) {
           int32_t a = static_cast<int32_t>(xs[0]->int_value);
           int64_t y = xs[1]->int_value;
-          if (e.intrinsic == Intrinsic::Rdmulh) return expr(int_imm(t, ir::quant::rdmulh(a, static_cast<int32_t>(y))));
+          if (e.intrinsic == Intrinsic::Rdmulh)
+            return expr(int_imm(t, ir::quant::rdmulh(a, static_cast<int32_t>(y))));
           if (e.intrinsic == Intrinsic::Rshift && y >= 0 && y <= 31)
             return expr(int_imm(t, ir::quant::rshift(a, static_cast<int>(y))));
           if (e.intrinsic == Intrinsic::Requant && xs[2]->int_value >= -31 && xs[2]->int_value <= 31)
-            return expr(int_imm(t, ir::quant::requant(a, static_cast<int32_t>(y), static_cast<int>(xs[2]->int_value))));
+            return expr(int_imm(
+                t, ir::quant::requant(a, static_cast<int32_t>(y), static_cast<int>(xs[2]->int_value))));
         }
         return {call(e.intrinsic, t, xs), Interval::of_type(t)};
-      default: break;
+      default:
+        break;
     }
     if (ir::is_float(t) && all_float_const) {
       std::vector<double> v;
@@ -559,7 +614,8 @@ class Simplifier {
       return {cast(to, a.e, e.saturate), {0, 1}};
     }
     if (ir::is_float(to)) {
-      if (a.e->kind == ExprKind::FloatImm) return leaf(float_imm(to, ir::round_to_type(to, a.e->float_value)));
+      if (a.e->kind == ExprKind::FloatImm)
+        return leaf(float_imm(to, ir::round_to_type(to, a.e->float_value)));
       if (a.e->kind == ExprKind::IntImm)
         return leaf(float_imm(to, ir::round_to_type(to, static_cast<double>(a.e->int_value))));
       return leaf(cast(to, a.e, e.saturate));

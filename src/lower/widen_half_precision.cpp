@@ -1,5 +1,7 @@
 #include "lower/widen_half_precision.h"
 
+#include <set>
+
 #include "lower/mutator.h"
 
 namespace ekb::lir {
@@ -19,8 +21,13 @@ class HalfWidener : public Mutator {
     ExprP m = mutate_children(e);
     switch (m->kind) {
       case ExprKind::Load:
-        if (is_half(m->type)) return cast(ScalarType::F32, m);
-        return m;
+        if (!is_half(m->type)) return m;
+        if (f_.buffer(m->name)->type == ScalarType::F32) {  // a temp now kept in f32
+          auto n = std::make_shared<Expr>(*m);
+          n->type = ScalarType::F32;
+          return n;
+        }
+        return cast(ScalarType::F32, m);
       case ExprKind::Cast: {
         const ExprP& v = m->args[0];
         ScalarType to = widened(m->type);
@@ -46,6 +53,13 @@ class HalfWidener : public Mutator {
         n->value = cast(b->type, m->value);
         return n;
       }
+      case StmtKind::Allocate:
+        if (!is_half(m->type) || f_.buffer(m->name)->type != ScalarType::F32) return m;
+        {
+          auto n = std::make_shared<Stmt>(*m);
+          n->type = ScalarType::F32;
+          return n;
+        }
       case StmtKind::LetStmt:
       case StmtKind::DeclareVar:
       case StmtKind::Assign:
@@ -55,7 +69,8 @@ class HalfWidener : public Mutator {
           n->type = ScalarType::F32;
           return n;
         }
-      default: return m;
+      default:
+        return m;
     }
   }
 
@@ -63,9 +78,62 @@ class HalfWidener : public Mutator {
   const Func& f_;
 };
 
+// Redirects every load and store of one buffer to another.
+class Renamer : public Mutator {
+ public:
+  Renamer(std::string from, std::string to) : from_(std::move(from)), to_(std::move(to)) {}
+  using Mutator::mutate;
+  ExprP mutate(const ExprP& e) override {
+    ExprP m = mutate_children(e);
+    if (m->kind != ExprKind::Load || m->name != from_) return m;
+    auto n = std::make_shared<Expr>(*m);
+    n->name = to_;
+    n->type = ScalarType::F32;
+    return n;
+  }
+  StmtP mutate(const StmtP& s) override {
+    StmtP m = mutate_children(s);
+    if (m->kind != StmtKind::Store || m->name != from_) return m;
+    auto n = std::make_shared<Stmt>(*m);
+    n->name = to_;
+    return n;
+  }
+
+ private:
+  std::string from_, to_;
+};
+
+// Half outputs the kernel reads are computed in an f32 shadow and rounded into the output at the end.
+void shadow_read_half_outputs(Func& f) {
+  std::set<std::string> read;
+  for_each_expr(*f.body, [&](const Expr& e) {
+    if (e.kind != ExprKind::Load) return;
+    const Buffer* b = f.buffer(e.name);
+    if (b && b->role == BufferRole::Output && is_half(b->type)) read.insert(e.name);
+  });
+  for (const std::string& name : read) {
+    Buffer out = *f.buffer(name);
+    std::string shadow = f.fresh_name(name + "_f32");
+    f.buffers.push_back({shadow, ScalarType::F32, out.shape, BufferRole::Temp});
+    Renamer r(name, shadow);
+    StmtP body = r.mutate(f.body);
+    std::string e = f.fresh_name("e");
+    ExprP idx = var(e, ScalarType::Index);  // one flat index: flatten_storage leaves it as it is
+    StmtP copy = make_for(e, index_imm(0), index_imm(out.num_elements()),
+                          make_store(name, {idx}, load(shadow, ScalarType::F32, {idx})));
+    f.body = make_allocate(shadow, ScalarType::F32, out.num_elements(), MemoryScope::Global,
+                           make_block({body, copy}));
+  }
+}
+
 }  // namespace
 
-void widen_half_precision(Func& f) {
+void widen_half_precision(Func& f, bool keep_half_temps) {
+  if (!keep_half_temps) {
+    for (Buffer& b : f.buffers)
+      if (b.role == BufferRole::Temp && is_half(b.type)) b.type = ScalarType::F32;
+    shadow_read_half_outputs(f);
+  }
   HalfWidener w(f);
   f.body = w.mutate(f.body);
 }

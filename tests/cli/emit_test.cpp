@@ -1,0 +1,59 @@
+// `ekb emit`: the native compiler's output for one workload, as C or as loop IR.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result ekb(const std::string& args) {
+  static int counter = 0;
+  std::string base =
+      testing::TempDir() + "ekb_emit_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  int status =
+      std::system((std::string(EKB_BINARY) + " " + args + " >" + base + ".out 2>" + base + ".err").c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  for (auto [path, text] : {std::pair{base + ".out", &r.out}, std::pair{base + ".err", &r.err}}) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    *text = ss.str();
+  }
+  return r;
+}
+
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+TEST(CliEmit, PrintsTheGeneratedC) {
+  Result r = ekb("emit nn.softmax/kws_1x12");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "void ekb_main(const float* x,\n              float* y,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "expf(")) << r.out;
+}
+
+TEST(CliEmit, PrintsTheLoopIrAfterAnyPass) {
+  Result r = ekb("emit nn.softmax/kws_1x12 --lir");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "func ekb_main(in x: f32[1, 12], out y: f32[1, 12], R = 1, C = 12)")) << r.out;
+  Result early = ekb("emit nn.softmax/kws_1x12 --lir --after lower_definitions");
+  ASSERT_EQ(early.code, 0) << early.err;
+  EXPECT_TRUE(contains(early.out, "max(c in [0, +(12 - 0)): x[r, c])")) << early.out;
+}
+
+TEST(CliEmit, Mistakes) {
+  EXPECT_EQ(ekb("emit nn.softmax/nope").code, 2);
+  Result gpu = ekb("emit nn.softmax/kws_1x12 --backend cuda");
+  EXPECT_EQ(gpu.code, 2);
+  EXPECT_TRUE(contains(gpu.err, "only for cpu")) << gpu.err;
+  EXPECT_NE(ekb("emit nn.softmax/kws_1x12 --lir --after nonsense").code, 0);
+}
+
+}  // namespace
