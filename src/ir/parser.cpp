@@ -599,6 +599,12 @@ bool is_target_reserved_name(std::string_view name) {
       // CUDA and OpenCL C
       "half", "uchar", "ushort", "uint", "ulong", "kernel", "global", "local", "constant",
       "__global", "__local", "__kernel", "__constant", "threadIdx", "blockIdx", "blockDim", "gridDim",
+      // C math functions the emitted kernels call: a tensor or param of that name would shadow them
+      "exp", "expf", "exp2", "exp2f", "log", "logf", "log2", "log2f", "log10", "sqrt", "sqrtf", "tanh",
+      "tanhf", "erf", "erff", "sin", "sinf", "cos", "cosf", "tan", "tanf", "atan", "atanf", "atan2",
+      "atan2f", "pow", "powf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "round", "roundf",
+      "rint", "rintf", "trunc", "truncf", "fma", "fmaf", "fmin", "fminf", "fmax", "fmaxf", "abs",
+      "isnan", "isinf", "memcpy", "memset", "malloc", "free",
       // the ABI's own names
       "stream", "scratch", "ekb_main", "ekb_scratch_bytes"};
   for (auto n : kNames)
