@@ -599,17 +599,25 @@ bool is_target_reserved_name(std::string_view name) {
       // CUDA and OpenCL C
       "half", "uchar", "ushort", "uint", "ulong", "kernel", "global", "local", "constant",
       "__global", "__local", "__kernel", "__constant", "threadIdx", "blockIdx", "blockDim", "gridDim",
-      // C math functions the emitted kernels call: a tensor or param of that name would shadow them
-      "exp", "expf", "exp2", "exp2f", "log", "logf", "log2", "log2f", "log10", "sqrt", "sqrtf", "tanh",
-      "tanhf", "erf", "erff", "sin", "sinf", "cos", "cosf", "tan", "tanf", "atan", "atanf", "atan2",
-      "atan2f", "pow", "powf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "round", "roundf",
-      "rint", "rintf", "trunc", "truncf", "fma", "fmaf", "fmin", "fminf", "fmax", "fmaxf", "abs",
-      "isnan", "isinf", "memcpy", "memset", "malloc", "free",
       // the ABI's own names
       "stream", "scratch", "ekb_main", "ekb_scratch_bytes"};
   for (auto n : kNames)
     if (n == name) return true;
   return name.rfind("ekb_", 0) == 0 || name.rfind("__", 0) == 0;
+}
+
+bool is_target_library_name(std::string_view name) {
+  // The C library functions the emitted kernels call: a tensor, param or let of that name would
+  // shadow them inside ekb_main. (Loop variables are renamed by the lowering, so they may.)
+  static constexpr std::string_view kNames[] = {
+      "exp", "expf", "exp2", "exp2f", "log", "logf", "log2", "log2f", "log10", "sqrt", "sqrtf", "tanh",
+      "tanhf", "erf", "erff", "sin", "sinf", "cos", "cosf", "tan", "tanf", "atan", "atanf", "atan2",
+      "atan2f", "pow", "powf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "round", "roundf",
+      "rint", "rintf", "trunc", "truncf", "fma", "fmaf", "fmin", "fminf", "fmax", "fmaxf", "abs",
+      "isnan", "isinf", "memcpy", "memset", "malloc", "free"};
+  for (auto n : kNames)
+    if (n == name) return true;
+  return false;
 }
 
 Module parse_module(std::string_view text, const std::string& file) {

@@ -128,7 +128,7 @@ class PatternChecker {
       return std::tie(a.g.loc.line, a.g.loc.col) < std::tie(b.g.loc.line, b.g.loc.col);
     });
     for (const auto& d : decls) {
-      check_target_name(d.name, d.g.loc);
+      check_target_name(d.name, d.g.loc, /*is_global=*/true);
       auto [it, fresh] = globals_.emplace(d.name, d.g);
       if (!fresh)
         error(d.g.loc,
@@ -181,8 +181,8 @@ class PatternChecker {
   }
 
   // Every name becomes an identifier in the generated kernels, so it must be legal there too.
-  void check_target_name(const std::string& name, SourceLoc loc) {
-    if (is_target_reserved_name(name))
+  void check_target_name(const std::string& name, SourceLoc loc, bool is_global = false) {
+    if (is_target_reserved_name(name) || (is_global && is_target_library_name(name)))
       error(loc, "'" + name + "' cannot be used as a name: it is reserved in the generated C/CUDA/OpenCL code",
             "choose another name, e.g. '" + name + "_'");
   }
