@@ -1,5 +1,7 @@
 // The `ekb` command end to end: runs the built binary and checks output and exit codes.
 #include <gtest/gtest.h>
+
+#include "run_ekb.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,31 +17,11 @@
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = ekb::testing_cli::EkbResult;
+using ekb::testing_cli::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs `ekb ARGS` through the shell (ARGS is shell text) and captures both streams.
 Result ekb(const std::string& args, const std::string& stdin_text = "") {
-  static int counter = 0;
-  std::string base = testing::TempDir() + "ekb_cli_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
-  std::string in_path = base + ".in";
-  std::ofstream(in_path) << stdin_text;
-  std::string cmd = std::string(EKB_BINARY) + " " + args + " <" + in_path + " >" + base + ".out 2>" + base + ".err";
-  int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  return r;
+  return ekb::testing_cli::run_ekb(args, stdin_text);
 }
 
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }

@@ -1,5 +1,7 @@
 // `ekb emit`: the native compiler's output for one workload, as C or as loop IR.
 #include <gtest/gtest.h>
+
+#include "run_ekb.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,27 +10,8 @@
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-Result ekb(const std::string& args) {
-  static int counter = 0;
-  std::string base =
-      testing::TempDir() + "ekb_emit_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
-  int status =
-      std::system((std::string(EKB_BINARY) + " " + args + " >" + base + ".out 2>" + base + ".err").c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  for (auto [path, text] : {std::pair{base + ".out", &r.out}, std::pair{base + ".err", &r.err}}) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *text = ss.str();
-  }
-  return r;
-}
+using Result = ekb::testing_cli::EkbResult;
+Result ekb(const std::string& args) { return ekb::testing_cli::run_ekb(args); }
 
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 

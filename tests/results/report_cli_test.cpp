@@ -1,6 +1,8 @@
 // `ekb report`, `ekb runs` and `ekb calibrate` end to end: runs the built binary on a database
 // written through the library.
 #include <gtest/gtest.h>
+
+#include "run_ekb.h"
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -20,29 +22,11 @@ using testing_util::fresh_db_path;
 using testing_util::make_result;
 using testing_util::make_spec;
 
-struct Output {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Output = ekb::testing_cli::EkbResult;
+using ekb::testing_cli::slurp;
 
 // Runs `ekb ARGS` (shell text) and captures both streams.
-Output ekb(const std::string& args) {
-  std::string base = fresh_db_path("cmd");
-  std::string cmd = std::string(EKB_BINARY) + " " + args + " </dev/null >" + base + ".out 2>" + base + ".err";
-  int status = std::system(cmd.c_str());
-  Output r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  return r;
-}
+Output ekb(const std::string& args) { return ekb::testing_cli::run_ekb(args); }
 
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
