@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Harness overhead and measurement fidelity on the cpu backend (issue #3's targets).
-#  1. The first N workloads of the suite (default 100), the native default lowering evaluated
-#     against itself: cold compile cache, then a warm re-run. Target: warm under 60 s on 2 cores.
+#  1. N workloads spread evenly over the suite (every (total/N)-th in list order; default 100;
+#     `all` for the whole suite), the native default lowering evaluated against itself: cold
+#     caches (compile and reference), then a warm re-run. Target: warm under 60 s for 100 on 2 cores.
 #  2. Fidelity: the demo set evaluated 5 times; per workload, the spread of its speedup.
 #     Target: within +-5% (p90 across workloads of >= 1 ms).
 # Usage: bench/harness.sh [N] [build dir]
@@ -13,7 +14,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export EKB_CACHE_DIR="$work/cache"
 
-mapfile -t names < <("$ekb" list --json | python3 -c "import json,sys; [print(w['name']) for w in json.load(sys.stdin)[:$n]]")
+mapfile -t names < <("$ekb" list --json | python3 -c "
+import json, sys
+ws = [w['name'] for w in json.load(sys.stdin)]
+n = len(ws) if '$n' == 'all' else min(int('$n'), len(ws))
+print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
 echo "== overhead: ${#names[@]} workloads, native default lowering vs itself"
 for pass in cold warm; do
   start=$(date +%s.%N)

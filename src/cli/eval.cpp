@@ -30,8 +30,9 @@ struct EvalCommandOptions {
   std::string run;
   std::string json;
   int trials = 3;
-  double min_time_s = 0.3;
+  double min_time_s = eval::TimingOptions{}.min_time_s;
   int failures = 10;
+  bool reference_cache = true;
 };
 
 nlohmann::json selection_json(const EvalCommandOptions& o, const std::vector<suite::WorkloadEntry>& selected) {
@@ -121,6 +122,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   fmt::print(stderr, "run {}: {} candidates for {} workloads on {} ({}){}\n", run, candidates.size(), selected.size(),
              backend->name(), device.name, already ? fmt::format(", resuming with {} done", already) : "");
 
+  std::optional<eval::ReferenceCache> reference_cache;
+  if (o.reference_cache) reference_cache = eval::ReferenceCache::default_cache();
+
   Progress progress(static_cast<int>(candidates.size()), already);
   // Candidates come grouped by workload: bind it and compute its references once for all of them.
   std::string current;
@@ -137,7 +141,8 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
         current = c.workload.full_name();
         reference.reset();
         inst = std::make_unique<ir::Instance>(suite::bind_workload(c.workload));
-        reference = std::make_unique<eval::WorkloadReference>(*inst);
+        reference = std::make_unique<eval::WorkloadReference>(*inst, eval::kDefaultBaseSeed,
+                                                              reference_cache ? &*reference_cache : nullptr);
         baseline = eval::native_baseline_source(*inst);
       }
       std::optional<runtime::Source> source;
@@ -192,6 +197,9 @@ void add_eval_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--min-time", o->min_time_s, "Minimum measured time per timing batch, seconds")
       ->check(CLI::Range(0.01, 60.0))
       ->capture_default_str();
+  cmd->add_flag("!--no-reference-cache", o->reference_cache,
+                "Recompute every reference output instead of reading those stored by earlier runs "
+                "(<cache dir>/reference, bounded by $EKB_REFERENCE_CACHE_MB, default 4096)");
   cmd->add_option("--failures", o->failures, "Failures listed per error kind in the report (-1: all)")
       ->capture_default_str();
   cmd->callback([&ctx, o] { run_eval(ctx, *o); });

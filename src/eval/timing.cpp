@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "eval/poison.h"
 
@@ -21,6 +22,17 @@ double quantile(const std::vector<double>& sorted, double q) {
 // A timed call that fails its output check did not reproduce its own verified answer.
 ErrorKind timed_error(ErrorKind e) {
   return e == ErrorKind::Mismatch || e == ErrorKind::UnwrittenOutput ? ErrorKind::Nondeterministic : e;
+}
+
+// The relative standard error of a sample's median, estimated robustly: for a normal sample the
+// median's standard error is 1.2533 sigma / sqrt(n), and sigma ~ IQR / 1.349.
+double median_relative_error(std::vector<double> ms) {
+  if (ms.size() < 2) return 1;
+  std::sort(ms.begin(), ms.end());
+  const double median = quantile(ms, 0.5);
+  if (median <= 0) return 1;
+  const double iqr = quantile(ms, 0.75) - quantile(ms, 0.25);
+  return 1.2533 * (iqr / 1.349) / std::sqrt(static_cast<double>(ms.size())) / median;
 }
 
 }  // namespace
@@ -70,6 +82,7 @@ TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int ca
       spec.poison_pattern = round % kPoisonPatterns;
       spec.flush = options.flush;
       spec.scrub_bytes = options.scrub_bytes;
+      spec.remember_outputs = true;  // a verified answer makes the next call's check a memcmp
       CallResult r = session.call(slots[which], set, spec);
       if (!r.ok()) return fail(which, r, "timed run " + std::to_string(round + 1) + " on " + set.label);
       samples[which].push_back(r.ms);
@@ -79,7 +92,10 @@ TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int ca
     const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
     const bool enough_time = std::max(total_ms[0], total_ms[1]) >= options.min_time_s * 1e3;
     if (runs >= options.max_runs) break;
-    if (runs >= options.min_runs && enough_time) break;
+    if (runs >= options.min_runs && enough_time &&
+        median_relative_error(samples[0]) <= options.target_precision &&
+        median_relative_error(samples[1]) <= options.target_precision)
+      break;
     if (elapsed >= options.max_time_s && runs >= std::min(options.min_runs, 3)) break;
   }
   out.baseline = summarize_times(std::move(samples[0]));

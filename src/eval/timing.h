@@ -3,8 +3,10 @@
 //
 //  - warm-up: `warmup_runs` calls of each, not recorded;
 //  - rounds: each round calls both once (the order alternating between rounds) on one input set,
-//    the sets rotating between rounds; rounds continue until both have `min_runs` runs and either
-//    has accumulated `min_time_s` of measured time, or `max_runs`, or the `max_time_s` budget;
+//    the sets rotating between rounds; rounds continue until both have `min_runs` runs, either has
+//    accumulated `min_time_s` of measured time and both medians are known to `target_precision`
+//    (their estimated relative standard error, from the interquartile range: a noisy kernel gets
+//    more runs, a steady long one fewer), or until `max_runs`, or the `max_time_s` budget;
 //  - each call starts cold unless `flush` is off (workloads tagged `warm`), evicted outside the
 //    measured interval;
 //  - every call's outputs are checked (KernelSession::call) against that kernel's verified answer
@@ -22,10 +24,11 @@
 namespace ekb::eval {
 
 struct TimingOptions {
-  double min_time_s = 0.3;
-  int min_runs = 10;
+  double min_time_s = 0.1;
+  int min_runs = 5;
   int max_runs = 1000;
-  int warmup_runs = 2;
+  double target_precision = 0.01;  // relative standard error of each median
+  int warmup_runs = 1;  // the correctness trials just before have warmed both kernels already
   double max_time_s = 30;  // wall-clock budget of the timing phase (checks included)
   bool flush = true;
   size_t scrub_bytes = 0;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <future>
+#include <optional>
 #include <stdexcept>
 
 #include "eval/edge_inputs.h"
@@ -14,8 +15,34 @@ namespace {
 constexpr uint64_t kEdgeSeedOffset = 1'000'003;
 }
 
-WorkloadReference::WorkloadReference(const ir::Instance& inst, uint64_t base_seed)
-    : inst_(inst), base_seed_(base_seed), interface_(kernel_interface(inst)) {}
+WorkloadReference::WorkloadReference(const ir::Instance& inst, uint64_t base_seed, const ReferenceCache* cache)
+    : inst_(inst), base_seed_(base_seed), cache_(cache), interface_(kernel_interface(inst)) {}
+
+namespace {
+
+StoredReference compute_reference(const ir::Instance& inst, const std::vector<ir::TensorData>& inputs) {
+  StoredReference ref;
+  try {
+    ref.expected = ir::run_reference(inst, inputs);
+  } catch (const std::exception& e) {
+    ref.reference_error = e.what();
+    return ref;
+  }
+  for (const ir::TensorData& out : ref.expected) {
+    double sum = 0;
+    int64_t n = 0;
+    for (int64_t k = 0; k < out.num_elements(); ++k) {
+      double v = out.as_double(k);
+      if (!std::isfinite(v)) continue;
+      sum += v * v;
+      ++n;
+    }
+    ref.rms.push_back(n ? std::sqrt(sum / static_cast<double>(n)) : 0.0);
+  }
+  return ref;
+}
+
+}  // namespace
 
 std::unique_ptr<Trial> WorkloadReference::make_trial(uint64_t seed, bool edge) const {
   auto t = std::make_unique<Trial>();
@@ -31,24 +58,18 @@ std::unique_ptr<Trial> WorkloadReference::make_trial(uint64_t seed, bool edge) c
     inputs = ir::generate_inputs(inst_, seed);
     t->label = "random inputs (seed " + std::to_string(seed) + ")";
   }
-  try {
-    t->expected = ir::run_reference(inst_, inputs);
-  } catch (const std::exception& e) {
-    t->reference_error = e.what();
-    return t;
+  std::optional<StoredReference> ref;
+  const std::string key = cache_ ? ReferenceCache::key(inst_, seed, edge) : std::string();
+  if (cache_) ref = cache_->load(key, inst_);
+  if (!ref) {
+    ref = compute_reference(inst_, inputs);
+    if (cache_) cache_->store(key, *ref);
   }
+  t->expected = std::move(ref->expected);
+  t->rms = std::move(ref->rms);
+  t->reference_error = std::move(ref->reference_error);
+  if (!t->reference_error.empty()) return t;
   for (const ir::TensorData& in : inputs) t->inputs.push_back(ir::to_bytes(in));
-  for (const ir::TensorData& out : t->expected) {
-    double sum = 0;
-    int64_t n = 0;
-    for (int64_t k = 0; k < out.num_elements(); ++k) {
-      double v = out.as_double(k);
-      if (!std::isfinite(v)) continue;
-      sum += v * v;
-      ++n;
-    }
-    t->rms.push_back(n ? std::sqrt(sum / static_cast<double>(n)) : 0.0);
-  }
   return t;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "eval/kernel_interface.h"
+#include "eval/reference_cache.h"
 #include "ir/instance.h"
 #include "ir/tensor_data.h"
 
@@ -30,10 +31,14 @@ struct Trial {
   std::string reference_error;                // non-empty: the reference failed on these inputs
 };
 
+inline constexpr uint64_t kDefaultBaseSeed = 0x5EED;
+
 class WorkloadReference {
  public:
-  // `inst` must outlive this object.
-  explicit WorkloadReference(const ir::Instance& inst, uint64_t base_seed = 0x5EED);
+  // `inst` (and `cache`, when given) must outlive this object. With a cache, reference outputs
+  // are read from it when present and stored in it when computed.
+  explicit WorkloadReference(const ir::Instance& inst, uint64_t base_seed = kDefaultBaseSeed,
+                             const ReferenceCache* cache = nullptr);
   WorkloadReference(const WorkloadReference&) = delete;
   WorkloadReference& operator=(const WorkloadReference&) = delete;
 
@@ -53,6 +58,7 @@ class WorkloadReference {
 
   const ir::Instance& inst_;
   const uint64_t base_seed_;
+  const ReferenceCache* cache_;
   const KernelInterface interface_;
   std::mutex mutex_;
   std::map<int, std::unique_ptr<Trial>> random_;

@@ -175,10 +175,11 @@ bool degenerate(const TensorData& t, const Domain& d) {
   bool has_nonzero = d.is_float ? (d.flo != 0 || d.fhi != 0) : (d.ilo != 0 || d.ihi != 0);
   bool has_two = d.is_float ? d.flo < d.fhi : d.ilo < d.ihi;
   bool all_equal = true, all_zero = true;
-  for (int64_t k = 0; k < n; ++k) {
+  const double first = t.as_double(0);
+  for (int64_t k = 0; k < n && (all_equal || all_zero); ++k) {
     double v = t.as_double(k);
     if (v != 0) all_zero = false;
-    if (v != t.as_double(0)) all_equal = false;
+    if (v != first) all_equal = false;
   }
   return (all_zero && has_nonzero) || (n >= 2 && all_equal && has_two);
 }

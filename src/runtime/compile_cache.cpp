@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <system_error>
@@ -32,6 +33,16 @@ std::string content_key(std::initializer_list<std::string_view> parts) {
   std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
                 static_cast<unsigned long long>(h.low64));
   return hex;
+}
+
+const std::string& executable_content_key() {
+  static const std::string key = [] {
+    std::ifstream in("/proc/self/exe", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw std::runtime_error("cannot read the running executable");
+    return content_key({bytes});
+  }();
+  return key;
 }
 
 CompileCache::CompileCache(std::string dir, std::string backend)

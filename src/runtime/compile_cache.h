@@ -38,3 +38,11 @@ class CompileCache {
 };
 
 }  // namespace ekb::runtime
+
+namespace ekb::runtime {
+
+// content_key() of the running executable's bytes, computed once: what a cache of answers the
+// program itself computed (not a compiler) is keyed by.
+const std::string& executable_content_key();
+
+}  // namespace ekb::runtime
