@@ -1,9 +1,15 @@
-// ekb emit WORKLOAD [--backend cpu] [--lir [--after PASS]]: what the native compiler makes of a
-// workload with the default lowering: the generated source, or the loop IR it is printed from.
+// ekb emit WORKLOAD [--backend cpu] [--schedule FILE] [--lir [--after PASS]]: what the native
+// compiler makes of a workload: the generated source, or the loop IR it is printed from. Without
+// --schedule, the default lowering; with it, the IR solution FILE (the pattern with schedule
+// blocks) bound to the workload, its schedule applied.
 #include <fmt/core.h>
+
+#include <optional>
 
 #include "cli/commands.h"
 #include "codegen/c_emitter.h"
+#include "eval/solution_set.h"
+#include "lower/schedule_loops.h"
 #include "lower/lower.h"
 #include "suite/suite.h"
 
@@ -16,6 +22,7 @@ struct EmitOptions {
   std::string backend = "cpu";
   bool lir = false;
   std::string after;
+  std::string schedule;
 };
 
 void run_emit(Context& ctx, const EmitOptions& o) {
@@ -25,9 +32,22 @@ void run_emit(Context& ctx, const EmitOptions& o) {
   if (!o.after.empty() && !o.lir) throw UsageError("--after needs --lir");
   suite::WorkloadEntry w = ctx.workload(o.workload);
   ir::Instance inst = suite::bind_workload(w);
+  std::optional<eval::IrSolution> solution;
+  if (!o.schedule.empty()) {
+    try {
+      solution = eval::load_ir_solution(o.schedule, inst);
+    } catch (const eval::CandidateError& e) {
+      throw UsageError(e.what());
+    }
+  }
   lir::LowerOptions options;
   options.stop_after = o.after;
-  lir::Func f = lir::lower(inst, options);
+  lir::Func f;
+  try {
+    f = lir::lower(solution ? solution->inst : inst, options);
+  } catch (const lir::ScheduleError& e) {
+    throw UsageError(e.what());
+  }
   if (o.lir) {
     fmt::print("{}", lir::to_string(f));
     return;
@@ -39,11 +59,14 @@ void run_emit(Context& ctx, const EmitOptions& o) {
 
 void add_emit_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EmitOptions>();
-  CLI::App* cmd = app.add_subcommand("emit", "Print the native compiler's default lowering of one workload");
+  CLI::App* cmd = app.add_subcommand("emit", "Print the native compiler's lowering of one workload (default, or an IR solution's schedule)");
   cmd->add_option("workload", o->workload, "PATTERN/WORKLOAD")->required();
   cmd->add_option("-b,--backend", o->backend, "cpu (cuda and opencl to come)")
       ->check(CLI::IsMember({"cpu", "cuda", "opencl"}))
       ->capture_default_str();
+  cmd->add_option("--schedule", o->schedule,
+                  "An IR solution (.ekb: the pattern plus schedule blocks) to lower instead of the default")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--lir", o->lir, "Print the loop IR instead of the source");
   cmd->add_option("--after", o->after, "With --lir: stop after this lowering pass")
       ->check(CLI::IsMember(lir::pass_names()));

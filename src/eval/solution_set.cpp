@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codegen/c_emitter.h"
+#include "lower/schedule_loops.h"
 #include "ir/parser.h"
 
 namespace ekb::eval {
@@ -77,32 +78,40 @@ void check_same_interface(const ir::Instance& sol, const ir::Instance& suite) {
 }
 
 runtime::Source ir_solution_source(const CandidateRef& c, const ir::Instance& suite_inst) {
-  ir::Module m;
-  try {
-    m = ir::parse_module(read_file(c.path), c.path);
-  } catch (const ir::ParseError& e) {
-    throw CandidateError(e.diagnostic().format());
-  }
-  if (m.pattern.name != suite_inst.pattern().name)
-    throw CandidateError("the IR solution is for pattern '" + m.pattern.name + "', not '" +
-                         suite_inst.pattern().name + "'");
-  if (!m.layers.empty())
-    throw CandidateError("schedule and memory layers are not applied by the native compiler yet; "
-                         "submit the compute layer alone");
-  // Bind the solution exactly as the suite binds the workload.
-  m.workloads = {*c.workload.workload};
-  ir::Diagnostics diags(c.path);
-  auto inst = ir::instantiate(m, m.workloads[0], diags);
-  if (!inst) throw CandidateError(diags.format());
-  check_same_interface(*inst, suite_inst);
+  IrSolution sol = load_ir_solution(c.path, suite_inst);
   runtime::Source s;
   s.language = runtime::Language::C;
-  s.text = codegen::emit_c_source(*inst);
+  try {
+    s.text = codegen::emit_c_source(sol.inst);
+  } catch (const lir::ScheduleError& e) {
+    throw CandidateError(e.what());
+  }
   s.origin = c.path;
   return s;
 }
 
 }  // namespace
+
+IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_inst) {
+  IrSolution sol;
+  try {
+    sol.module = std::make_unique<ir::Module>(ir::parse_module(read_file(path), path));
+  } catch (const ir::ParseError& e) {
+    throw CandidateError(e.diagnostic().format());
+  }
+  ir::Module& m = *sol.module;
+  if (m.pattern.name != suite_inst.pattern().name)
+    throw CandidateError("the IR solution is for pattern '" + m.pattern.name + "', not '" +
+                         suite_inst.pattern().name + "'");
+  // Bind the solution exactly as the suite binds the workload.
+  m.workloads = {*suite_inst.workload};
+  ir::Diagnostics diags(path);
+  auto inst = ir::instantiate(m, m.workloads[0], diags);
+  if (!inst) throw CandidateError(diags.format());
+  check_same_interface(*inst, suite_inst);
+  sol.inst = std::move(*inst);
+  return sol;
+}
 
 std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vector<suite::WorkloadEntry>& selected,
                                           std::string_view backend) {

@@ -1,6 +1,7 @@
 // Finding the candidates in a solutions directory (docs/SOLUTIONS.md) and turning each into the
 // source a backend compiles: source files as they are, IR solutions through the native compiler.
 #pragma once
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,6 +36,14 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
 class CandidateError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// An IR solution (pattern, schedule and memory layers) bound to the suite workload of `suite_inst`
+// and checked to have its interface. Throws CandidateError.
+struct IrSolution {
+  std::unique_ptr<ir::Module> module;  // inst points into it
+  ir::Instance inst;
+};
+IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_inst);
 
 // The source to compile for `c`; `inst` is the workload bound from the suite.
 runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst);

@@ -239,16 +239,18 @@ std::string print_layer(const LayerBlock& b) {
   std::string out = b.kind == LayerKind::Schedule ? "schedule" : "memory";
   if (!b.target.empty()) out += " " + b.target;
   out += " {\n";
-  for (const auto& d : b.directives) {
-    out += "  " + d.verb + "(";
-    for (size_t i = 0; i < d.args.size(); ++i) {
-      if (i) out += ", ";
-      print_directive_arg(out, d.args[i]);
-    }
-    out += ")\n";
-  }
+  for (const auto& d : b.directives) out += "  " + print_directive(d) + "\n";
   out += "}\n";
   return out;
+}
+
+std::string print_directive(const Directive& d) {
+  std::string out = d.verb + "(";
+  for (size_t i = 0; i < d.args.size(); ++i) {
+    if (i) out += ", ";
+    print_directive_arg(out, d.args[i]);
+  }
+  return out + ")";
 }
 
 std::string print_module(const Module& m) {

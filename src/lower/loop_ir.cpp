@@ -238,6 +238,43 @@ const Buffer* Func::buffer(const std::string& n) const {
   return nullptr;
 }
 
+Stage* Func::stage(const std::string& stage_name) {
+  for (Stage& s : stages)
+    if (s.name == stage_name) return &s;
+  return nullptr;
+}
+
+StageLoop* Stage::loop(const std::string& loop_name) {
+  for (StageLoop& l : loops)
+    if (l.name == loop_name) return &l;
+  return nullptr;
+}
+
+const StageLoop* Stage::loop(const std::string& loop_name) const {
+  return const_cast<Stage*>(this)->loop(loop_name);
+}
+
+StageLoop* Stage::loop_of_var(const std::string& var) {
+  for (StageLoop& l : loops)
+    for (const std::string& v : l.vars)
+      if (v == var) return &l;
+  return nullptr;
+}
+
+std::string_view loop_role_name(LoopRole r) {
+  switch (r) {
+    case LoopRole::Pure:
+      return "pure";
+    case LoopRole::Reduction:
+      return "reduction";
+    case LoopRole::Ordered:
+      return "ordered";
+    case LoopRole::Free:
+      return "free";
+  }
+  return "?";
+}
+
 std::string Func::fresh_name(const std::string& base) {
   std::string n = base;
   for (int k = 1; names.count(n); ++k) n = base + "_" + std::to_string(k);

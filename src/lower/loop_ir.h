@@ -207,6 +207,47 @@ struct Param {
   int64_t value = 0;  // the workload's value: the default lowering specializes to it
 };
 
+// ------------------------------------------------------------------------------- stages
+// What the schedule layer names (docs/IR.md, "Schedule and memory layers"): a stage is a tensor's
+// pure definition ("C"), one of its updates ("C.update(0)"), or a partial-result stage that rfactor
+// creates; its loops carry the IR's names ("i", "k") and the names directives give them ("io").
+// lower_definitions records every stage; the schedule passes keep the table up to date, so that a
+// later pass (compute_at, cache_read, a GPU binder) finds a stage's loops by name.
+//
+// One loop name may stand for several For loops, its copies: a reduction moved out of its
+// statement leaves initialization, accumulation and finalization nests, each with a copy of the
+// pure loops, and a peeled split leaves a main and a tail loop. A directive applies to every copy.
+enum class LoopRole : uint8_t {
+  Pure,       // an index of a pure definition: iterations are independent
+  Reduction,  // a reduction variable: iterations accumulate into one value
+  Ordered,    // an update's `for` range: iterations run in program order
+  Free,       // an update's free left-hand-side variable: independent if the statement reads its
+              // tensor only at the element it writes (checked where it matters)
+};
+
+struct StageLoop {
+  std::string name;               // as directives name it
+  LoopRole role = LoopRole::Pure;
+  std::vector<std::string> vars;  // the For variables of its copies
+  // Some iterations run twice (split with tail=shift_inwards): fine for an idempotent body, wrong
+  // for one that accumulates (materialize_reduction refuses such a stage).
+  bool recomputes = false;
+};
+
+struct Stage {
+  std::string name;    // "C", "C.update(0)", or an rfactor stage's name
+  std::string tensor;  // the buffer it writes
+  bool is_update = false;
+  std::vector<StageLoop> loops;
+
+  StageLoop* loop(const std::string& loop_name);
+  const StageLoop* loop(const std::string& loop_name) const;
+  // The loop whose copies include For variable `var`, or nullptr.
+  StageLoop* loop_of_var(const std::string& var);
+};
+
+std::string_view loop_role_name(LoopRole r);
+
 // One kernel: its buffers (inputs and outputs are arguments, in ABI order; temps are allocated
 // inside body), its int64 parameters, the body, and the scratch workspace it declares.
 struct Func {
@@ -217,8 +258,10 @@ struct Func {
   int64_t scratch_bytes = 0;             // > 0: the kernel takes `void* scratch` (set by plan_storage)
   const ir::Instance* source = nullptr;  // the workload it was lowered from (for emitters)
   std::set<std::string> names;           // every name in use (buffers, params, variables)
+  std::vector<Stage> stages;             // in program order (rfactor stages before their consumer)
 
   const Buffer* buffer(const std::string& name) const;
+  Stage* stage(const std::string& name);
   // A new unique variable name starting with `base`, recorded in `names`.
   std::string fresh_name(const std::string& base);
 };

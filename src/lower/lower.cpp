@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "lower/apply_schedule.h"
 #include "lower/flatten_storage.h"
 #include "lower/lower_boundaries.h"
 #include "lower/lower_definitions.h"
@@ -15,8 +16,8 @@ namespace ekb::lir {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
-      "lower_definitions", "lower_reductions", "lower_boundaries", "widen_half_precision",
-      "promote_to_f64",    "flatten_storage",  "plan_storage",     "simplify"};
+      "lower_definitions", "lower_reductions", "apply_schedule", "lower_boundaries", "widen_half_precision",
+      "promote_to_f64",    "flatten_storage",  "plan_storage",   "simplify"};
   return names;
 }
 
@@ -31,6 +32,9 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   // Reductions as scalar accumulators and their loops.
   lower_reductions(f);
   if (stop == "lower_reductions") return f;
+  // The module's schedule layer for the target: split, tile, reorder, fuse, parallel, ...
+  if (!options.schedule_target.empty()) apply_schedule(f, *inst.module, options.schedule_target);
+  if (stop == "apply_schedule") return f;
   // pad/edge/mirror reads as selects and index clamps.
   lower_boundaries(f);
   if (stop == "lower_boundaries") return f;

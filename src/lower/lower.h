@@ -20,12 +20,17 @@ struct LowerOptions {
   // or compared, arguments of sin/cos/tan (promote_to_f64.h).
   bool promote_to_f64 = true;
   bool simplify = true;
+  // Apply the module's schedule blocks for this target (and those without a target); empty
+  // ignores them (the default lowering of an IR solution's compute layer).
+  std::string schedule_target = "cpu";
   StoragePlanOptions storage;
   // Stop after the pass of this name (for `ekb emit --lir` and tests); empty runs them all.
   std::string stop_after;
 };
 
-// The default lowering: a plain loop nest, single-threaded.
+// The module's compute layer as a loop nest, with its schedule layer for options.schedule_target
+// applied (without one: the default lowering, a plain single-threaded loop nest). Throws
+// ScheduleError (lower/schedule_loops.h) for a directive that cannot be applied.
 Func lower(const ir::Instance& inst, const LowerOptions& options = {});
 
 // The pass names, in order.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "lower/mutator.h"
@@ -184,13 +186,18 @@ class DefinitionLowerer {
   StmtP pure_definition(const ir::Stmt& s) {
     const Buffer& b = buffer(s.tensor);
     size_t mark = scope_.size();
+    begin_stage(s.tensor, s.tensor, false);
     std::vector<std::string> vars;
-    for (const auto& ix : s.indices) vars.push_back(bind(ix->name));
+    for (const auto& ix : s.indices) {
+      vars.push_back(bind(ix->name));
+      record_loop(ix->name, vars.back(), LoopRole::Pure);
+    }
     std::vector<ExprP> idx;
     for (const auto& v : vars) idx.push_back(var(v, ScalarType::Index));
     StmtP st = make_store(b.name, idx, as_type(*s.value, b.type));
     for (size_t d = vars.size(); d-- > 0;) st = make_for(vars[d], index_imm(0), index_imm(b.shape[d]), st);
     scope_.resize(mark);
+    stage_ = std::nullopt;
     return st;
   }
 
@@ -201,18 +208,24 @@ class DefinitionLowerer {
       out = ranged_loops(s.ranges, 0, s);
     } else {
       const Buffer& b = buffer(s.tensor);
+      int n = update_count_[s.tensor]++;
+      begin_stage(s.tensor + ".update(" + std::to_string(n) + ")", s.tensor, true);
+      for (const auto& [ir_name, v] : ordered_) record_loop(ir_name, v, LoopRole::Ordered);
       // Free left-hand-side variables: innermost, in index order, over the full extent.
       std::vector<std::pair<std::string, int64_t>> free;
       for (size_t d = 0; d < s.indices.size(); ++d) {
         const ir::Expr& ix = *s.indices[d];
-        if (ix.kind == ExprKind::Name && !lookup(ix.name) && !is_constant_name(ix.name))
+        if (ix.kind == ExprKind::Name && !lookup(ix.name) && !is_constant_name(ix.name)) {
           free.emplace_back(bind(ix.name), b.shape[d]);
+          record_loop(ix.name, free.back().first, LoopRole::Free);
+        }
       }
       std::vector<ExprP> idx;
       for (const auto& ix : s.indices) idx.push_back(as_type(*ix, ScalarType::Index));
       out = make_store(b.name, idx, as_type(*s.value, b.type));
       for (size_t k = free.size(); k-- > 0;)
         out = make_for(free[k].first, index_imm(0), index_imm(free[k].second), out);
+      stage_ = std::nullopt;
     }
     scope_.resize(mark);
     return out;
@@ -238,7 +251,10 @@ class DefinitionLowerer {
         *bound = var(n, ScalarType::Index);
       }
     std::string v = bind(r.var);
-    StmtP loop = make_for(v, lo, binary(BinOp::Sub, hi, lo), ranged_loops(ranges, k + 1, s));
+    ordered_.emplace_back(r.var, v);
+    StmtP inner = ranged_loops(ranges, k + 1, s);
+    ordered_.pop_back();
+    StmtP loop = make_for(v, lo, binary(BinOp::Sub, hi, lo), inner);
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) loop = make_let(it->first, it->second, loop);
     return loop;
   }
@@ -377,11 +393,26 @@ class DefinitionLowerer {
       ExprP lo = as_type(*rg.lo, ScalarType::Index);
       ExprP hi = as_type(*rg.hi, ScalarType::Index);
       r->ranges.push_back({bind(rg.var), lo, binary(BinOp::Sub, hi, lo)});
+      record_loop(rg.var, r->ranges.back().var, LoopRole::Reduction);
     }
     r->body_type = ty(*e.args[0]);
     r->args = {expr(*e.args[0])};
     scope_.resize(mark);
     return r;
+  }
+
+  // ---- stages (the names the schedule layer uses)
+  void begin_stage(std::string name, std::string tensor, bool is_update) {
+    f_.stages.push_back({std::move(name), std::move(tensor), is_update, {}});
+    stage_ = f_.stages.size() - 1;
+  }
+
+  // A loop of the current stage; a name used twice (two reductions over `k`) has two copies.
+  void record_loop(const std::string& ir_name, const std::string& v, LoopRole role) {
+    if (!stage_) return;
+    Stage& st = f_.stages[*stage_];
+    if (StageLoop* l = st.loop(ir_name)) l->vars.push_back(v);
+    else st.loops.push_back({ir_name, role, {v}});
   }
 
   // ---- names
@@ -406,6 +437,9 @@ class DefinitionLowerer {
   const ir::Instance& inst_;
   Func f_;
   std::vector<std::pair<std::string, std::string>> scope_;  // IR variable -> loop IR variable
+  std::vector<std::pair<std::string, std::string>> ordered_;  // enclosing update `for` ranges
+  std::optional<size_t> stage_;                              // the stage being lowered
+  std::map<std::string, int> update_count_;
 };
 
 }  // namespace

@@ -7,6 +7,8 @@
 //  - Params and lets become constants: the default lowering is specialized to the workload.
 //  - Types are explicit: an operand whose type differs from its operator's (an integer mixed with
 //    index) is wrapped in a Cast; literals take the type the verifier gave them.
+//  - Every stage (pure definition "C", update "C.update(N)") is recorded in Func::stages with its
+//    loops' IR names, roles and For variables, for the schedule passes.
 //  - Reductions stay Reduce expressions and tensor reads keep their boundary (pad/edge/mirror) and
 //    one index per dimension, for lower_reductions, lower_boundaries and flatten_storage.
 #pragma once

@@ -40,3 +40,32 @@ TEST(CliEmit, Mistakes) {
 }
 
 }  // namespace
+
+namespace {
+
+// An IR solution: the suite's relu6 file (pattern and workloads) plus a schedule block.
+std::string relu6_solution(const std::string& schedule) {
+  std::ifstream in(EKB_SOURCE_DIR "/suite/nn/relu6.ekb");
+  std::stringstream text;
+  text << in.rdbuf() << "\nschedule cpu {\n" << schedule << "\n}\n";
+  std::string path = ::testing::TempDir() + "/ekb_emit_schedule.ekb";
+  std::ofstream(path) << text.str();
+  return path;
+}
+
+TEST(CliEmit, ScheduleFilePrintsTheScheduledC) {
+  Result r = ekb("emit nn.relu6/mbv2_035_96_48x48x48 --schedule " +
+                 relu6_solution("  fuse(y, h, w, hw)\n  parallel(y, hw)\n  vectorize(y, c, 16)"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "#pragma omp parallel for\n  for (int64_t hw = 0; hw < 2304; ++hw)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "#pragma clang loop vectorize(assume_safety)")) << r.out;
+}
+
+TEST(CliEmit, IllegalScheduleIsAnErrorWithItsLocation) {
+  Result r = ekb("emit nn.relu6/mbv2_035_96_48x48x48 --schedule " + relu6_solution("  unroll(y, q, 4)"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "ekb_emit_schedule.ekb:")) << r.err;
+  EXPECT_TRUE(contains(r.err, "has no loop 'q'")) << r.err;
+}
+
+}  // namespace

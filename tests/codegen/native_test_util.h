@@ -30,15 +30,24 @@ class NativeKernel {
  public:
   // Compiles `source` as C with the cpu backend's ABI header ($EKB_CC, default clang); throws with
   // the compiler's output.
-  explicit NativeKernel(const std::string& source, const std::string& flags = "-O2 -march=native") {
+  explicit NativeKernel(const std::string& source, const std::string& flags = "-O2 -march=native")
+      : NativeKernel(std::vector<std::string>{source}, flags) {}
+  // Several translation units in one shared object (one compiler run): give their entry points
+  // different names (codegen::CEmitOptions).
+  explicit NativeKernel(const std::vector<std::string>& sources, const std::string& flags = "-O2 -march=native") {
     char tmpl[] = "/tmp/ekb_native_XXXXXX";
     if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
     dir_ = tmpl;
-    std::ofstream(dir_ + "/k.c") << source;
+    std::string files;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      std::string file = dir_ + "/k" + std::to_string(i) + ".c";
+      std::ofstream(file) << sources[i];
+      files += " " + file;
+    }
     const char* cc = std::getenv("EKB_CC");  // the cpu backend's compiler choice
     std::string cmd = std::string(cc && *cc ? cc : "clang") + " " + flags +
-                      " -fPIC -shared -include " EKB_SOURCE_DIR "/include/ekb/ekb_abi.h " + dir_ +
-                      "/k.c -o " + dir_ + "/k.so -lm > " + dir_ + "/log.txt 2>&1";
+                      " -fPIC -shared -include " EKB_SOURCE_DIR "/include/ekb/ekb_abi.h" + files + " -o " + dir_ +
+                      "/k.so -lm > " + dir_ + "/log.txt 2>&1";
     if (std::system(cmd.c_str()) != 0) {
       std::ifstream log(dir_ + "/log.txt");
       std::stringstream ss;
@@ -76,9 +85,11 @@ struct AlignedBytes {
 // Runs ekb_main (and ekb_scratch_bytes, when declared) on `inputs`; outputs are poisoned first
 // (NaN bytes for floats, 0xA5 for integers). Checks that the inputs are unmodified.
 inline std::vector<ir::TensorData> run_native(const NativeKernel& k, const ir::Instance& inst,
-                                              const std::vector<ir::TensorData>& inputs) {
-  void* entry = k.symbol("ekb_main");
-  if (!entry) throw std::runtime_error("no ekb_main");
+                                              const std::vector<ir::TensorData>& inputs,
+                                              const std::string& entry_name = "ekb_main",
+                                              const std::string& scratch_function = "ekb_scratch_bytes") {
+  void* entry = k.symbol(entry_name.c_str());
+  if (!entry) throw std::runtime_error("no " + entry_name);
   std::vector<std::unique_ptr<AlignedBytes>> bufs;
   std::vector<std::vector<uint8_t>> input_bytes;
   std::vector<uint64_t> args;
@@ -102,7 +113,7 @@ inline std::vector<ir::TensorData> run_native(const NativeKernel& k, const ir::I
     params.push_back(static_cast<uint64_t>(inst.params.at(p.name)));
   args.insert(args.end(), params.begin(), params.end());
   std::unique_ptr<AlignedBytes> scratch;
-  if (void* sfn = k.symbol("ekb_scratch_bytes")) {
+  if (void* sfn = k.symbol(scratch_function.c_str())) {
     int64_t n = runtime::call_i64_u64(sfn, params.data(), params.size());
     if (n < 0) throw std::runtime_error("negative scratch size");
     scratch = std::make_unique<AlignedBytes>(static_cast<size_t>(n));

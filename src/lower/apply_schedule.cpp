@@ -1,0 +1,113 @@
+#include "lower/apply_schedule.h"
+
+#include "ir/diagnostics.h"
+#include "ir/printer.h"
+#include "lower/schedule_fuse.h"
+#include "lower/schedule_loop_kinds.h"
+#include "lower/schedule_loops.h"
+#include "lower/schedule_reorder.h"
+#include "lower/schedule_rfactor.h"
+#include "lower/schedule_split.h"
+
+namespace ekb::lir {
+
+namespace {
+
+bool applies(const ir::LayerBlock& b, std::string_view target) { return b.target.empty() || b.target == target; }
+
+// The directive's positional arguments as text ("C", "C.update(0)", "io", "8"), and its tail.
+struct Args {
+  std::vector<std::string> text;
+  std::vector<int64_t> ints;
+  TailStrategy tail = TailStrategy::Guard;
+
+  explicit Args(const ir::Directive& d) {
+    for (const ir::DirectiveArg& a : d.args) {
+      if (a.key == "tail") {
+        if (auto t = tail_strategy(a.text)) tail = *t;
+        continue;
+      }
+      if (a.kind == ir::DirectiveArg::Kind::Call)
+        text.push_back(a.text + "(" + (a.args.empty() ? "" : std::to_string(a.args[0].int_value)) + ")");
+      else
+        text.push_back(a.kind == ir::DirectiveArg::Kind::Int ? std::to_string(a.int_value) : a.text);
+      ints.push_back(a.int_value);
+    }
+  }
+  void need(size_t n, const ir::Directive& d) const {
+    if (text.size() != n)
+      throw ScheduleError("'" + d.verb + "' takes " + std::to_string(n) + " arguments, found " + std::to_string(text.size()));
+  }
+};
+
+void apply_directive(Func& f, const ir::Directive& d) {
+  Args a(d);
+  const std::string& v = d.verb;
+  if (v == "split") {
+    a.need(5, d);
+    return split(f, a.text[0], a.text[1], a.ints[2], a.text[3], a.text[4], a.tail);
+  }
+  if (v == "tile") {
+    a.need(9, d);
+    return tile(f, a.text[0], a.text[1], a.text[2], a.ints[3], a.ints[4], a.text[5], a.text[6], a.text[7], a.text[8],
+                a.tail);
+  }
+  if (v == "reorder") {
+    if (a.text.size() < 3) throw ScheduleError("'reorder' takes a stage and at least two loops");
+    return reorder(f, a.text[0], {a.text.begin() + 1, a.text.end()});
+  }
+  if (v == "fuse") {
+    a.need(4, d);
+    return fuse(f, a.text[0], a.text[1], a.text[2], a.text[3]);
+  }
+  if (v == "parallel") {
+    a.need(2, d);
+    return parallelize(f, a.text[0], a.text[1]);
+  }
+  if (v == "vectorize") {
+    a.need(3, d);
+    return vectorize(f, a.text[0], a.text[1], a.ints[2]);
+  }
+  if (v == "unroll") {
+    a.need(3, d);
+    return unroll(f, a.text[0], a.text[1], a.ints[2]);
+  }
+  if (v == "rfactor") {
+    a.need(3, d);
+    return rfactor(f, a.text[0], a.text[1], a.text[2]);
+  }
+  if (v == "bind")
+    throw ScheduleError("bind maps loops to GPU blocks and threads; it has no meaning on cpu",
+                        "move it into a `schedule gpu` block, or use parallel/vectorize");
+  if (v == "compute_at" || v == "compute_inline" || v == "compute_root")
+    throw ScheduleError("'" + v + "' is not applied by the native compiler yet",
+                        "stages are computed at root, in program order, for now");
+  throw ScheduleError("unknown schedule directive '" + v + "'");
+}
+
+}  // namespace
+
+bool has_layers_for(const ir::Module& m, std::string_view target) {
+  for (const ir::LayerBlock& b : m.layers)
+    if (applies(b, target) && !b.directives.empty()) return true;
+  return false;
+}
+
+void apply_schedule(Func& f, const ir::Module& m, std::string_view target) {
+  for (const ir::LayerBlock& b : m.layers) {
+    if (!applies(b, target)) continue;
+    for (const ir::Directive& d : b.directives) {
+      try {
+        if (b.kind == ir::LayerKind::Memory)
+          throw ScheduleError("the memory layer ('" + d.verb + "') is not applied by the native compiler yet",
+                              "submit the compute and schedule layers only, for now");
+        apply_directive(f, d);
+      } catch (const ScheduleError& e) {
+        ir::Diagnostic diag{m.file, d.loc, "'" + ir::print_directive(d) + "': " + e.what(), e.hint()};
+        throw ScheduleError(diag.format());
+      }
+    }
+  }
+}
+
+}  // namespace ekb::lir

@@ -1,0 +1,26 @@
+// Applies a module's schedule layer to the loop IR, directive by directive in file order
+// (docs/IR.md, "Schedule and memory layers"): `schedule cpu { ... }` blocks and blocks without a
+// target, when lowering for cpu. Each directive is one pass of its own file:
+//   split, tile         schedule_split.h     (tail strategies guard, shift_inwards, round_up, peel)
+//   reorder             schedule_reorder.h   (with materialize_reduction.h for reduction loops)
+//   fuse                schedule_fuse.h
+//   parallel, vectorize, unroll   schedule_loop_kinds.h
+//   rfactor             schedule_rfactor.h
+// Runs between lower_reductions (reduction loops exist as loops) and flatten_storage (accesses
+// still name tensor dimensions). A directive that is illegal, or not supported yet (compute_at,
+// compute_inline, compute_root, the memory layer, bind on cpu), throws ScheduleError whose message
+// is "file:line:col: error: 'DIRECTIVE': why" plus a hint line.
+#pragma once
+#include <string_view>
+
+#include "ir/ast.h"
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+void apply_schedule(Func& f, const ir::Module& m, std::string_view target = "cpu");
+
+// Whether the module has layer blocks that apply to `target`.
+bool has_layers_for(const ir::Module& m, std::string_view target);
+
+}  // namespace ekb::lir

@@ -1,0 +1,65 @@
+#include "lower/schedule_loop_kinds.h"
+
+#include "lower/schedule_loops.h"
+#include "lower/schedule_split.h"
+
+namespace ekb::lir {
+
+std::string concurrency_problem(const Func& f, const Stage& st, const StageLoop& loop) {
+  switch (loop.role) {
+    case LoopRole::Reduction:
+      return "'" + loop.name + "' is a reduction loop of '" + st.name +
+             "': every iteration accumulates into the same value";
+    case LoopRole::Ordered:
+      return "'" + loop.name + "' is an ordered loop of update '" + st.name +
+             "': later iterations read what earlier ones wrote";
+    case LoopRole::Pure:
+    case LoopRole::Free:
+      break;
+  }
+  for (const std::string& v : loop.vars) {
+    const Stmt* l = find_loop(*f.body, v);
+    if (!l) continue;
+    std::string why = independence_problem(*l);
+    if (!why.empty()) return "the iterations of '" + loop.name + "' depend on each other: " + why;
+  }
+  return "";
+}
+
+namespace {
+
+StageLoop& concurrent_loop(Func& f, Stage& st, const std::string& loop, const std::string& verb) {
+  StageLoop& l = loop_named(st, loop);
+  std::string why = concurrency_problem(f, st, l);
+  if (!why.empty())
+    throw ScheduleError("cannot " + verb + " loop '" + loop + "': " + why,
+                        l.role == LoopRole::Reduction ? "rfactor the reduction to run it in parallel" : "");
+  return l;
+}
+
+}  // namespace
+
+void parallelize(Func& f, const std::string& stage, const std::string& loop) {
+  Stage& st = stage_named(f, stage);
+  StageLoop& l = concurrent_loop(f, st, loop, "parallelize");
+  f.body = rewrite_loops(f.body, l.vars, [](const Stmt& s) {
+    auto n = std::make_shared<Stmt>(s);
+    n->for_kind = ForKind::Parallel;
+    return StmtP(n);
+  });
+}
+
+void vectorize(Func& f, const std::string& stage, const std::string& loop, int64_t width) {
+  if (width <= 0) throw ScheduleError("the vector width must be positive");
+  Stage& st = stage_named(f, stage);
+  StageLoop& l = concurrent_loop(f, st, loop, "vectorize");
+  split_for_kind(f, st, l, width, loop + ".vector", ForKind::Vectorized);
+}
+
+void unroll(Func& f, const std::string& stage, const std::string& loop, int64_t factor) {
+  if (factor <= 0) throw ScheduleError("the unroll factor must be positive");
+  Stage& st = stage_named(f, stage);
+  split_for_kind(f, st, loop_named(st, loop), factor, loop + ".unrolled", ForKind::Unrolled);
+}
+
+}  // namespace ekb::lir

@@ -1,0 +1,26 @@
+// parallel(STAGE, loop), vectorize(STAGE, loop, width), unroll(STAGE, loop, n): how a loop runs,
+// recorded as its For kind (the emitters print it: OpenMP threads, SIMD, unrolled code; a GPU
+// binder uses the same nests).
+//  - parallel and vectorize run iterations at once, so they need iterations without dependences:
+//    a pure loop, or an update's free loop whose statement touches its tensor only at the element
+//    it writes. An update's ordered loops and reduction loops carry dependences (use rfactor to
+//    parallelize a reduction); so does a loop whose body updates an accumulator declared outside it.
+//  - vectorize splits the loop by `width` (the outer part keeps the name, the SIMD lanes become the
+//    loop "NAME.vector", the remainder is peeled); unroll likewise by `n` ("NAME.unrolled").
+//    Unrolling keeps the order, so it is legal on any loop.
+#pragma once
+#include <string>
+
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+void parallelize(Func& f, const std::string& stage, const std::string& loop);
+void vectorize(Func& f, const std::string& stage, const std::string& loop, int64_t width);
+void unroll(Func& f, const std::string& stage, const std::string& loop, int64_t factor);
+
+// Why `loop` of `stage` may not run its iterations at once ("" when it may): for parallel,
+// vectorize, and a GPU binder.
+std::string concurrency_problem(const Func& f, const Stage& stage, const StageLoop& loop);
+
+}  // namespace ekb::lir

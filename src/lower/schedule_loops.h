@@ -1,0 +1,74 @@
+// What the schedule passes (schedule_*.h, applied by apply_schedule.h) share: finding a stage and
+// its loops by name (Func::stages), perfect loop nests ("chains") taken apart and rebuilt, fresh
+// copies of loops, and the dependence facts that decide whether a transformation is legal.
+//
+// Part B of the schedule layer (compute_at, the memory layer) is meant to use the same facility:
+// a stage's loops by name, their For variables in every copy, and the chain helpers.
+#pragma once
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+// A directive that cannot be applied: what is wrong and why, plus a hint. apply_schedule adds the
+// directive and its file:line:col.
+class ScheduleError : public std::runtime_error {
+ public:
+  explicit ScheduleError(const std::string& message, std::string hint = {})
+      : std::runtime_error(message), hint_(std::move(hint)) {}
+  const std::string& hint() const { return hint_; }
+
+ private:
+  std::string hint_;
+};
+
+// The stage / its loop of that name; throws ScheduleError naming the candidates.
+Stage& stage_named(Func& f, const std::string& name);
+StageLoop& loop_named(Stage& s, const std::string& name);
+
+// The For of variable `var` under s, or nullptr.
+const Stmt* find_loop(const Stmt& s, const std::string& var);
+// s with the For of each variable in `vars` replaced by rewrite(that For); a rewritten loop's
+// result is not searched again.
+StmtP rewrite_loops(const StmtP& s, const std::vector<std::string>& vars,
+                    const std::function<StmtP(const Stmt&)>& rewrite);
+// The For `loop` with another body.
+StmtP with_body(const Stmt& loop, StmtP body);
+
+// A perfect loop nest: its For nodes, outermost first (their bodies are not used), the guards met
+// between them (an `if` without else that is a loop's whole body, as guarded splits leave) and
+// the innermost body.
+struct LoopChain {
+  std::vector<StmtP> loops;
+  std::vector<ExprP> guards;
+  StmtP body;
+
+  int position(const std::string& var) const;  // -1 when absent
+  // The nest rebuilt, guards innermost: they read only loop variables, so evaluating the bounds of
+  // the loops they enclosed first is harmless.
+  StmtP build() const;
+};
+LoopChain loop_chain(const StmtP& top);
+
+// `chain`'s loops under fresh variable names around `body` (which may use the old names), each
+// recorded as a new copy of its stage loop.
+LoopChain fresh_copy(Func& f, const LoopChain& chain, const StmtP& body);
+
+// Why the iterations of `loop` may not run in any order or at once ("" when they may): the body
+// updates a scalar declared outside it, or accesses a buffer it writes at more than one element
+// per iteration, or writes one element from every iteration.
+std::string independence_problem(const Stmt& loop);
+// Why running some iterations of `loop` a second time would change the results ("" when it would
+// not): the body reads a buffer or scalar that it writes.
+std::string idempotence_problem(const Stmt& loop);
+
+// The loop's extent when it is a constant (after folding).
+std::optional<int64_t> constant_extent(const Stmt& loop);
+ExprP conjunction(const std::vector<ExprP>& conditions);  // nullptr when empty
+
+}  // namespace ekb::lir
