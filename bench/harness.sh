@@ -41,10 +41,18 @@ if sp:
 PY
 done
 
-echo "== fidelity: examples/demo-cpu evaluated 5 times"
+# The demo set's correct solutions, each also used for every workload of its pattern (`all.EXT`:
+# they read their shapes from the params), so that workloads of >= 1 ms are in the sample too.
+fid="$work/fidelity-solutions"
+for f in examples/demo-cpu/*/*.c examples/demo-cpu/*/*.ekb; do
+  case "$f" in *rgb_to_gray*|*bert_mini*|*atax*|*asr_16000*) continue ;; esac  # the broken ones
+  p=$(basename "$(dirname "$f")"); mkdir -p "$fid/$p"; cp "$f" "$fid/$p/all.${f##*.}"
+done
+mapfile -t fid_patterns < <(ls "$fid")
+echo "== fidelity: ${#fid_patterns[@]} demo solutions on the f32 workloads of their patterns, evaluated 5 times"
 for i in 1 2 3 4 5; do
-  "$ekb" eval -s examples/demo-cpu --solved-only --db "$work/fidelity.db" --run "fidelity-$i" \
-    --json "$work/fidelity-$i.json" > /dev/null 2>&1
+  "$ekb" eval -s "$fid" --solved-only --dtype f32 --db "$work/fidelity.db" --run "fidelity-$i" \
+    --json "$work/fidelity-$i.json" "${fid_patterns[@]}" > /dev/null 2>&1
 done
 python3 - "$work" <<'PY'
 import json, sys, statistics as st
@@ -52,16 +60,22 @@ runs = [json.load(open(f"{sys.argv[1]}/fidelity-{i}.json")) for i in range(1, 6)
 by = {}
 for doc in runs:
     for r in doc["results"]:
-        if r.get("speedup"): by.setdefault(r["workload"], []).append((r["speedup"], r["time_ms"]["median"]))
-spreads = []
-print(f"  {'workload':<44} {'median':>7} {'min':>7} {'max':>7} {'spread':>7} {'time ms':>8}")
+        if r.get("speedup"):
+            by.setdefault(r["workload"], []).append((r["speedup"], r["time_ms"]["median"], r["baseline_ms"]["median"]))
+long_spreads, all_spreads = [], []
+print(f"  {'workload':<44} {'median':>7} {'min':>7} {'max':>7} {'spread':>7} {'cand ms':>8} {'base ms':>8}")
 for w, xs in sorted(by.items()):
-    s = [x[0] for x in xs]; m = st.median(s); t = st.median([x[1] for x in xs])
+    s = [x[0] for x in xs]; m = st.median(s)
+    t = st.median([x[1] for x in xs]); b = st.median([x[2] for x in xs])
     spread = max(abs(min(s) / m - 1), abs(max(s) / m - 1))
-    if t >= 1.0: spreads.append(spread)
-    print(f"  {w:<44} {m:7.3f} {min(s):7.3f} {max(s):7.3f} {spread*100:6.1f}% {t:8.3f}")
-if spreads:
-    spreads.sort()
-    p90 = spreads[min(len(spreads) - 1, int(0.9 * len(spreads)))]
-    print(f"  p90 of the speedup spread over workloads of >= 1 ms: {p90*100:.1f}% (target 5%)")
+    all_spreads.append(spread)
+    if b >= 1.0: long_spreads.append(spread)
+    print(f"  {w:<44} {m:7.3f} {min(s):7.3f} {max(s):7.3f} {spread*100:6.1f}% {t:8.3f} {b:8.3f}")
+def p90(xs):
+    xs = sorted(xs); return xs[min(len(xs) - 1, int(0.9 * len(xs)))]
+if long_spreads:
+    print(f"  p90 of the speedup spread, workloads whose baseline takes >= 1 ms ({len(long_spreads)}): "
+          f"{p90(long_spreads)*100:.1f}% (target 5%)")
+if all_spreads:
+    print(f"  p90 of the speedup spread, all {len(all_spreads)} workloads: {p90(all_spreads)*100:.1f}%")
 PY

@@ -3,7 +3,10 @@
 // print the report.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <thread>
 #include <map>
 #include <set>
 
@@ -56,6 +59,16 @@ eval::CandidateResult unevaluated(const eval::CandidateRef& c, std::string_view 
   r.error = kind;
   r.message = std::move(message);
   return r;
+}
+
+// The machine's 1-minute load average, or a negative number where /proc/loadavg is unreadable.
+double load_average() {
+  double load = -1;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
+    std::fclose(f);
+  }
+  return load;
 }
 
 std::string outcome_text(const eval::CandidateResult& r) {
@@ -126,6 +139,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   if (o.reference_cache) reference_cache = eval::ReferenceCache::default_cache();
 
   Progress progress(static_cast<int>(candidates.size()), already);
+  // Other processes competing for the cores disturb timings, parallel kernels' most of all: the
+  // evaluation itself keeps about one core busy, so a load well above that is worth a warning.
+  double max_load = load_average();
   // Candidates come grouped by workload: bind it and compute its references once for all of them.
   std::string current;
   std::unique_ptr<ir::Instance> inst;
@@ -160,6 +176,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
     }
     store.add(run, r);
     progress.step(outcome_text(r));
+    max_load = std::max(max_load, load_average());
   }
   progress.finish();
   store.finish_run(run);
@@ -168,6 +185,11 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   results::write_results_json(store, run, json, &ctx.suite());
   fmt::print("\n");
   print_run_report(ctx.suite(), store, run, {}, o.failures);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (max_load > cores - 0.5)
+    fmt::print("\nwarning: the load average reached {:.1f} on {} cores during this run: other processes "
+               "competed for the CPU, so timings (of parallel kernels above all) are less reliable\n",
+               max_load, cores);
   fmt::print("\nresults: {} (database {}, `ekb report {}` shows them again)\n", json, o.db, run);
 }
 
