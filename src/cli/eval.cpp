@@ -34,6 +34,8 @@ struct EvalCommandOptions {
   std::string json;
   int trials = 3;
   double min_time_s = eval::TimingOptions{}.min_time_s;
+  double call_timeout_s = eval::EvalOptions{}.call_timeout_s;
+  bool timing = true;
   int failures = 10;
   bool reference_cache = true;
 };
@@ -113,6 +115,8 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   eval::EvalOptions options;
   options.trials = o.trials;
   options.timing.min_time_s = o.min_time_s;
+  options.call_timeout_s = o.call_timeout_s;
+  options.time = o.timing;
 
   const runtime::DeviceInfo& device = backend->device_info();
   results::RunSpec spec;
@@ -120,6 +124,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   spec.backend = std::string(backend->name());
   spec.device = {{"backend", device.backend}, {"name", device.name}, {"compiler", device.compiler}};
   spec.options = {{"trials", o.trials}, {"min_time_s", o.min_time_s}};
+  // Only when changed, so that the run ids derived from the default options stay what they were.
+  if (o.call_timeout_s != eval::EvalOptions{}.call_timeout_s) spec.options["call_timeout_s"] = o.call_timeout_s;
+  if (!o.timing) spec.options["timing"] = false;
   spec.solutions_dir = o.solutions == "native" ? "native"
                                                : std::filesystem::absolute(o.solutions).lexically_normal().string();
   spec.selection = selection_json(o, selected);
@@ -159,11 +166,11 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
         inst = std::make_unique<ir::Instance>(suite::bind_workload(c.workload));
         reference = std::make_unique<eval::WorkloadReference>(*inst, eval::kDefaultBaseSeed,
                                                               reference_cache ? &*reference_cache : nullptr);
-        baseline = eval::native_baseline_source(*inst);
+        baseline = eval::native_baseline_source(*inst, backend->name());
       }
       std::optional<runtime::Source> source;
       try {
-        source = eval::candidate_source(c, *inst);
+        source = eval::candidate_source(c, *inst, backend->name());
       } catch (const eval::CandidateError& e) {
         r = unevaluated(c, backend->name(), eval::ErrorKind::Compile, e.what());
       }
@@ -198,7 +205,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
 void add_eval_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EvalCommandOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate solutions against the baseline: correctness, speed, report");
-  cmd->add_option("-b,--backend", o->backend, "cpu (cuda and opencl come next)")->capture_default_str();
+  cmd->add_option("-b,--backend", o->backend, "cpu or cuda (opencl comes next)")->capture_default_str();
   cmd->add_option("-s,--solutions", o->solutions,
                   "Solutions directory (docs/SOLUTIONS.md), or 'native' for the default lowering itself")
       ->required();
@@ -216,8 +223,14 @@ void add_eval_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--trials", o->trials, "Random-input correctness trials before timing")
       ->check(CLI::Range(3, 100))
       ->capture_default_str();
+  cmd->add_flag("!--no-timing", o->timing,
+                "Correctness only: compile and check every candidate, time nothing (no speedups, Fast@p)");
   cmd->add_option("--min-time", o->min_time_s, "Minimum measured time per timing batch, seconds")
       ->check(CLI::Range(0.01, 60.0))
+      ->capture_default_str();
+  cmd->add_option("--call-timeout", o->call_timeout_s,
+                  "Time limit of one kernel call, seconds (a slow baseline on a large workload may need more)")
+      ->check(CLI::Range(1.0, 600.0))
       ->capture_default_str();
   cmd->add_flag("!--no-reference-cache", o->reference_cache,
                 "Recompute every reference output instead of reading those stored by earlier runs "

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "suite/schedule_examples.h"
 #include "suite/task_statement.h"
 
 namespace ekb::cli {
@@ -11,6 +12,8 @@ namespace {
 struct PromptOptions {
   std::string workload;
   std::string backend = "cpu";
+  bool ir_example = false;
+  std::string examples_dir = suite::default_schedule_examples_dir();
 };
 
 void run_prompt(Context& ctx, const PromptOptions& o) {
@@ -18,7 +21,16 @@ void run_prompt(Context& ctx, const PromptOptions& o) {
   if (!target) throw UsageError("unknown backend '" + o.backend + "'\n  hint: the backends are cpu, cuda and opencl");
   suite::WorkloadEntry w = ctx.workload(o.workload);
   ir::Instance inst = suite::bind_workload(w);
-  fmt::print("{}", suite::task_statement(w, inst, *target));
+  std::string statement = suite::task_statement(w, inst, *target);
+  if (o.ir_example) {
+    // Before the answer section, so that the statement still ends with what to reply.
+    auto example = suite::find_schedule_example(ctx.suite(), w.full_name(), o.examples_dir);
+    if (!example) throw UsageError("no IR schedule examples in '" + o.examples_dir + "'");
+    const size_t answer = statement.rfind("## Answer");
+    statement.insert(answer == std::string::npos ? statement.size() : answer,
+                     suite::schedule_example_section(*example, w.pattern->name()));
+  }
+  fmt::print("{}", statement);
 }
 
 }  // namespace
@@ -29,6 +41,10 @@ void add_prompt_command(CLI::App& app, Context& ctx) {
   cmd->add_option("workload", o->workload, "PATTERN/WORKLOAD")->required();
   cmd->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")
       ->check(CLI::IsMember({"cpu", "cuda", "opencl"}))
+      ->capture_default_str();
+  cmd->add_flag("--ir-example", o->ir_example,
+                "Add a hand-written IR solution with a schedule for this pattern (or the most similar one)");
+  cmd->add_option("--examples", o->examples_dir, "Where --ir-example looks (docs/SOLUTIONS.md layout)")
       ->capture_default_str();
   cmd->callback([&ctx, o] { run_prompt(ctx, *o); });
 }

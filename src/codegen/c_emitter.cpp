@@ -1,5 +1,6 @@
 #include "codegen/c_emitter.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "codegen/target.h"
@@ -64,9 +65,17 @@ std::string CEmitter::loop_annotation(const lir::Stmt& loop) const {
   switch (loop.for_kind) {
     case lir::ForKind::Parallel:
       return "#pragma omp parallel for";
-    case lir::ForKind::Vectorized:
+    case lir::ForKind::Vectorized: {
       // The schedule proved the iterations independent (schedule_loop_kinds.h), so clang need not.
-      return "#pragma clang loop vectorize(assume_safety)";
+      // The loop's extent is the SIMD width: without unroll(disable), clang fully unrolls such a
+      // short constant loop before the loop vectorizer runs, and the unrolled scalars are left
+      // scalar whenever the SLP vectorizer cannot prove the buffers apart (a GEMM tile was).
+      std::string pragma = "#pragma clang loop vectorize(assume_safety)";
+      if (loop.extent->kind == lir::ExprKind::IntImm)
+        pragma += " vectorize_width(" + std::to_string(loop.extent->int_value) + ") interleave_count(1) unroll(disable)";
+      uses_simd_loops_ = true;
+      return pragma;
+    }
     case lir::ForKind::Unrolled:
       return loop.extent->kind == lir::ExprKind::IntImm ? "#pragma clang loop unroll(full)"
                                                         : "#pragma clang loop unroll(enable)";
@@ -81,10 +90,16 @@ std::string CEmitter::allocation(const lir::Stmt& a, const std::string& indent) 
   switch (a.scope) {
     case lir::MemoryScope::Stack:
     case lir::MemoryScope::Local:
-      return indent + t + " " + a.name + "[" + n + "] __attribute__((aligned(64)));\n";
-    case lir::MemoryScope::Scratch:
-      return indent + t + "* __restrict " + a.name + " = (" + t + "*)((char*)scratch + " +
-             std::to_string(a.scratch_offset) + ");  /* " + n + " elements */\n";
+      return indent + t + " " + a.name + "[" + n + "] __attribute__((aligned(" +
+             std::to_string(std::max<int64_t>(64, a.alignment)) + ")));\n";
+    case lir::MemoryScope::Scratch: {
+      std::string at = "(char*)scratch + " + std::to_string(a.scratch_offset);
+      // The workspace is 64-byte aligned; a larger alignment rounds up into room plan_storage reserved.
+      if (a.alignment > 64)
+        at = "(char*)(((uintptr_t)(" + at + ") + " + std::to_string(a.alignment - 1) + ") & ~(uintptr_t)" +
+             std::to_string(a.alignment - 1) + ")";
+      return indent + t + "* __restrict " + a.name + " = (" + t + "*)(" + at + ");  /* " + n + " elements */\n";
+    }
     default:
       throw std::logic_error("C emitter: temp '" + a.name + "' was not placed (run plan_storage)");
   }
@@ -127,7 +142,18 @@ std::string CEmitter::before_entry() const {
   return s + ") {\n  return " + std::to_string(f_.scratch_bytes) + ";\n}\n\n";
 }
 
-std::string CEmitter::entry_begin() const { return signature() + " {"; }
+std::string CEmitter::entry_begin() const {
+  // -march=native prefers 256-bit vectors on AVX-512 parts; the schedule's width is the one asked
+  // for, so 512-bit vectors must be legal in a kernel with SIMD loops (ignored without AVX-512).
+  std::string s = (uses_simd_loops_ ? "__attribute__((min_vector_width(512)))\n" : "") + signature() + " {";
+  // align(T, bytes) on an argument: the harness aligns every tensor to 64 bytes (docs/ABI.md).
+  for (const lir::Buffer& b : f_.buffers)
+    if (b.role != lir::BufferRole::Temp && b.alignment > 0) {
+      std::string t = (b.role == lir::BufferRole::Input ? "const " : "") + storage_type(b.type) + "*";
+      s += "\n  " + b.name + " = (" + t + ")__builtin_assume_aligned(" + b.name + ", " + std::to_string(b.alignment) + ");";
+    }
+  return s;
+}
 
 std::string emit_c_source(const lir::Func& f, const CEmitOptions& options) {
   CEmitter e(f, options);

@@ -41,6 +41,8 @@ class CEmitter : public CLikeEmitter {
 
  private:
   CEmitOptions options_;
+  // Set while the body is emitted (before entry_begin): the kernel has a vectorized loop.
+  mutable bool uses_simd_loops_ = false;
 };
 
 // Lowers `inst` with the default lowering and prints it as C.

@@ -413,17 +413,22 @@ void CLikeEmitter::stmt(const Stmt& s, int indent) {
   }
 }
 
+std::string CLikeEmitter::entry_body() {
+  out_.clear();
+  if (f_.body) stmt(*f_.body, 2);
+  return std::move(out_);
+}
+
 std::string CLikeEmitter::emit() {
   out_.clear();
   helpers_.clear();
   helper_set_.clear();
-  if (f_.body) stmt(*f_.body, 2);  // first, so that the prelude knows which helpers are used
-  std::string body = std::move(out_);
+  std::string body = entry_body();  // first, so that the prelude knows which helpers are used
   std::string s = file_header();
   std::string pre = prelude();
   if (!pre.empty()) s += pre + "\n";
   s += before_entry();
-  s += entry_begin() + "\n" + body + "}\n";
+  s += entry_begin() + "\n" + body + "}\n" + after_entry();
   return s;
 }
 

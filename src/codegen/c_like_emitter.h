@@ -45,8 +45,13 @@ class CLikeEmitter {
   virtual std::string entry_begin() const = 0;
   // Declarations placed before the entry point (e.g. the scratch-size function); may be empty.
   virtual std::string before_entry() const { return ""; }
+  // Text after the entry point's closing brace; may be empty.
+  virtual std::string after_entry() const { return ""; }
   // "static inline" (C), "__device__ static inline" (CUDA), ...
   virtual std::string helper_qualifier() const = 0;
+  // The entry point's body. The default prints f_.body as it is; a GPU emitter splits it into
+  // kernels (printed by before_entry(), which is called after this) and their launches.
+  virtual std::string entry_body();
   // A helper's full definition; the base defines every helper it uses.
   virtual std::string helper_definition(const std::string& name) const;
 

@@ -76,8 +76,8 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   so.call_timeout_s = options.call_timeout_s;
   so.worker.backend = r.backend;
   so.worker.executable = options.worker_executable;
-  so.worker.memory_limit_bytes =
-      options.memory_limit_bytes ? options.memory_limit_bytes : default_memory_limit(workload.interface());
+  so.worker.memory_limit_bytes = backend.worker_address_space_limit(
+      options.memory_limit_bytes ? options.memory_limit_bytes : default_memory_limit(workload.interface()));
   so.worker.file_size_limit_bytes = options.file_size_limit_bytes;
   so.worker.drop_privileges = options.drop_privileges;
   std::unique_ptr<KernelSession> session;

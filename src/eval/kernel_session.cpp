@@ -33,7 +33,8 @@ CallResult KernelSession::load(int slot, const runtime::Artifact& artifact) {
   int64_t scratch = -1;
   runtime::WorkerStatus s = worker_->load(slot, artifact, ref_.interface().params, options_.call_timeout_s, &scratch);
   if (!s.ok()) return {s.error, s.message};
-  if (scratch > 0 && static_cast<uint64_t>(scratch) > options_.worker.memory_limit_bytes / 2)
+  const uint64_t limit = options_.worker.memory_limit_bytes;  // 0: none
+  if (scratch > 0 && limit && static_cast<uint64_t>(scratch) > limit / 2)
     return {ErrorKind::Memory, "ekb_scratch_bytes declares " + std::to_string(scratch) +
                                    " bytes of scratch memory, more than half the worker's memory limit"};
   declared_scratch_[slot] = scratch;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codegen/c_emitter.h"
+#include "codegen/cuda_emitter.h"
 #include "lower/schedule_loops.h"
 #include "ir/parser.h"
 
@@ -77,12 +78,24 @@ void check_same_interface(const ir::Instance& sol, const ir::Instance& suite) {
   }
 }
 
-runtime::Source ir_solution_source(const CandidateRef& c, const ir::Instance& suite_inst) {
+// The native compiler's output for `backend`: C for cpu, CUDA C++ for cuda.
+runtime::Source native_source(const ir::Instance& inst, std::string_view backend) {
+  runtime::Source s;
+  if (backend == "cuda") {
+    s.language = runtime::Language::Cuda;
+    s.text = codegen::emit_cuda_source(inst);
+  } else {
+    s.language = runtime::Language::C;
+    s.text = codegen::emit_c_source(inst);
+  }
+  return s;
+}
+
+runtime::Source ir_solution_source(const CandidateRef& c, const ir::Instance& suite_inst, std::string_view backend) {
   IrSolution sol = load_ir_solution(c.path, suite_inst);
   runtime::Source s;
-  s.language = runtime::Language::C;
   try {
-    s.text = codegen::emit_c_source(sol.inst);
+    s = native_source(sol.inst, backend);
   } catch (const lir::ScheduleError& e) {
     throw CandidateError(e.what());
   }
@@ -159,9 +172,9 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
   return out;
 }
 
-runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst) {
-  if (c.native) return native_baseline_source(inst);
-  if (c.path.size() > 4 && c.path.substr(c.path.size() - 4) == ".ekb") return ir_solution_source(c, inst);
+runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, std::string_view backend) {
+  if (c.native) return native_baseline_source(inst, backend);
+  if (c.path.size() > 4 && c.path.substr(c.path.size() - 4) == ".ekb") return ir_solution_source(c, inst, backend);
   try {
     return runtime::Source::from_file(c.path);
   } catch (const std::exception& e) {
@@ -169,10 +182,8 @@ runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst
   }
 }
 
-runtime::Source native_baseline_source(const ir::Instance& inst) {
-  runtime::Source s;
-  s.language = runtime::Language::C;
-  s.text = codegen::emit_c_source(inst);
+runtime::Source native_baseline_source(const ir::Instance& inst, std::string_view backend) {
+  runtime::Source s = native_source(inst, backend);
   s.origin = std::string(kNativeDefault);
   return s;
 }

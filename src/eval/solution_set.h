@@ -45,10 +45,11 @@ struct IrSolution {
 };
 IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_inst);
 
-// The source to compile for `c`; `inst` is the workload bound from the suite.
-runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst);
+// The source to compile for `c` on `backend`; `inst` is the workload bound from the suite. IR
+// solutions go through the native compiler's emitter for that backend (C for cpu, CUDA for cuda).
+runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, std::string_view backend = "cpu");
 
-// The baseline: the native compiler's default lowering of the suite pattern.
-runtime::Source native_baseline_source(const ir::Instance& inst);
+// The baseline: the native compiler's default lowering of the suite pattern for `backend`.
+runtime::Source native_baseline_source(const ir::Instance& inst, std::string_view backend = "cpu");
 
 }  // namespace ekb::eval

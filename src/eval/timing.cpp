@@ -24,8 +24,9 @@ ErrorKind timed_error(ErrorKind e) {
   return e == ErrorKind::Mismatch || e == ErrorKind::UnwrittenOutput ? ErrorKind::Nondeterministic : e;
 }
 
-// The relative standard error of a sample's median, estimated robustly: for a normal sample the
-// median's standard error is 1.2533 sigma / sqrt(n), and sigma ~ IQR / 1.349.
+}  // namespace
+
+// sigma ~ IQR / 1.349 and the median's standard error is 1.2533 sigma / sqrt(n) for a normal sample.
 double median_relative_error(std::vector<double> ms) {
   if (ms.size() < 2) return 1;
   std::sort(ms.begin(), ms.end());
@@ -34,8 +35,6 @@ double median_relative_error(std::vector<double> ms) {
   const double iqr = quantile(ms, 0.75) - quantile(ms, 0.25);
   return 1.2533 * (iqr / 1.349) / std::sqrt(static_cast<double>(ms.size())) / median;
 }
-
-}  // namespace
 
 TimeStats summarize_times(std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());

@@ -50,4 +50,8 @@ TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int ca
 // Median and quartiles (linear interpolation between order statistics) of durations in ms.
 TimeStats summarize_times(std::vector<double> ms);
 
+// The relative standard error of a sample's median, estimated robustly from its interquartile range
+// (the stopping rule of time_interleaved; 1 for fewer than two samples).
+double median_relative_error(std::vector<double> ms);
+
 }  // namespace ekb::eval

@@ -2,6 +2,9 @@
 
 #include "ir/diagnostics.h"
 #include "ir/printer.h"
+#include "lower/memory_cache.h"
+#include "lower/memory_layout.h"
+#include "lower/schedule_compute_at.h"
 #include "lower/schedule_fuse.h"
 #include "lower/schedule_loop_kinds.h"
 #include "lower/schedule_loops.h"
@@ -79,10 +82,61 @@ void apply_directive(Func& f, const ir::Directive& d) {
   if (v == "bind")
     throw ScheduleError("bind maps loops to GPU blocks and threads; it has no meaning on cpu",
                         "move it into a `schedule gpu` block, or use parallel/vectorize");
-  if (v == "compute_at" || v == "compute_inline" || v == "compute_root")
-    throw ScheduleError("'" + v + "' is not applied by the native compiler yet",
-                        "stages are computed at root, in program order, for now");
+  if (v == "compute_at") {
+    a.need(3, d);
+    return compute_at(f, a.text[0], a.text[1], a.text[2]);
+  }
+  if (v == "compute_inline") {
+    a.need(1, d);
+    return compute_inline(f, a.text[0]);
+  }
+  if (v == "compute_root") {
+    a.need(1, d);
+    return compute_root(f, a.text[0]);
+  }
   throw ScheduleError("unknown schedule directive '" + v + "'");
+}
+
+LayoutSpec layout_spec(const ir::Directive& d) {
+  const ir::DirectiveArg& how = d.args.at(1);
+  if (how.kind != ir::DirectiveArg::Kind::Call || (how.text != "pack" && how.text != "order"))
+    throw ScheduleError("expected pack(dim, factor) or order(dims...)");
+  LayoutSpec spec;
+  spec.pack = how.text == "pack";
+  for (const ir::DirectiveArg& x : how.args) spec.dims.push_back(x.int_value);
+  if (spec.pack) {
+    if (spec.dims.size() != 2) throw ScheduleError("pack takes 2 arguments (dim, factor)");
+    spec.factor = spec.dims[1];
+    spec.dims.pop_back();
+  }
+  return spec;
+}
+
+void apply_memory_directive(Func& f, const ir::Directive& d) {
+  Args a(d);
+  const std::string& v = d.verb;
+  if (v == "cache_read") {
+    a.need(5, d);
+    return cache_read(f, a.text[0], a.text[1], a.text[2], a.text[3], a.text[4]);
+  }
+  if (v == "cache_write") {
+    a.need(4, d);
+    return cache_write(f, a.text[0], a.text[1], a.text[2], a.text[3]);
+  }
+  if (v == "layout") {
+    a.need(2, d);
+    return layout(f, a.text[0], layout_spec(d));
+  }
+  if (v == "align") {
+    a.need(2, d);
+    return align(f, a.text[0], a.ints[1]);
+  }
+  if (v == "double_buffer")
+    // Overlapping the next tile's load with this tile's compute needs an asynchronous copy engine;
+    // on cpu the hardware prefetchers already stream ahead, and a second buffer would change nothing.
+    throw ScheduleError("double_buffer applies to gpu shared memory (an asynchronous copy overlapped with compute)",
+                        "on cpu, remove it: hardware prefetching overlaps the loads of the next tile");
+  throw ScheduleError("unknown memory directive '" + v + "'");
 }
 
 }  // namespace
@@ -98,10 +152,8 @@ void apply_schedule(Func& f, const ir::Module& m, std::string_view target) {
     if (!applies(b, target)) continue;
     for (const ir::Directive& d : b.directives) {
       try {
-        if (b.kind == ir::LayerKind::Memory)
-          throw ScheduleError("the memory layer ('" + d.verb + "') is not applied by the native compiler yet",
-                              "submit the compute and schedule layers only, for now");
-        apply_directive(f, d);
+        if (b.kind == ir::LayerKind::Memory) apply_memory_directive(f, d);
+        else apply_directive(f, d);
       } catch (const ScheduleError& e) {
         ir::Diagnostic diag{m.file, d.loc, "'" + ir::print_directive(d) + "': " + e.what(), e.hint()};
         throw ScheduleError(diag.format());

@@ -6,10 +6,15 @@
 //   fuse                schedule_fuse.h
 //   parallel, vectorize, unroll   schedule_loop_kinds.h
 //   rfactor             schedule_rfactor.h
+//   compute_at, compute_inline, compute_root   schedule_compute_at.h
+// and `memory cpu { ... }` blocks, in the same file order:
+//   cache_read, cache_write   memory_cache.h     (bounds inference in region.h)
+//   layout, align             memory_layout.h
+//   double_buffer             an error on cpu (it overlaps copies into gpu shared memory)
 // Runs between lower_reductions (reduction loops exist as loops) and flatten_storage (accesses
-// still name tensor dimensions). A directive that is illegal, or not supported yet (compute_at,
-// compute_inline, compute_root, the memory layer, bind on cpu), throws ScheduleError whose message
-// is "file:line:col: error: 'DIRECTIVE': why" plus a hint line.
+// still name tensor dimensions). A directive that is illegal, or has no meaning on cpu (bind,
+// double_buffer, the shared scope), throws ScheduleError whose message is
+// "file:line:col: error: 'DIRECTIVE': why" plus a hint line.
 #pragma once
 #include <string_view>
 

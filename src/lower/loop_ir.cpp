@@ -524,6 +524,7 @@ std::string to_string(const Stmt& s, int indent) {
     case StmtKind::Allocate: {
       std::string where(scope_name(s.scope));
       if (s.scope == MemoryScope::Scratch) where += " +" + std::to_string(s.scratch_offset);
+      if (s.alignment > 0) where += " aligned " + std::to_string(s.alignment);
       return pad + "allocate " + s.name + ": " + type_text(s.type) + "[" + to_string(*s.extent) + "] in " +
              where + "\n" + to_string(*s.body, indent);
     }

@@ -21,6 +21,7 @@
 //  - f16/bf16 values are only loaded and stored; widen_half_precision makes arithmetic f32.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -177,6 +178,7 @@ struct Stmt {
   ForKind for_kind = ForKind::Serial;
   MemoryScope scope = MemoryScope::Global;
   int64_t scratch_offset = 0;  // Allocate in Scratch: byte offset (64-byte aligned)
+  int64_t alignment = 0;       // Allocate: byte alignment an align directive asked for (0: default)
   StmtP body, else_body;
   std::vector<StmtP> stmts;
 };
@@ -199,6 +201,7 @@ struct Buffer {
   ScalarType type = ScalarType::F32;  // element type in memory
   std::vector<int64_t> shape;         // row-major, concrete
   BufferRole role = BufferRole::Input;
+  int64_t alignment = 0;  // inputs/outputs: alignment the kernel may assume (align directive)
   int64_t num_elements() const;
 };
 
@@ -239,6 +242,8 @@ struct Stage {
   std::string tensor;  // the buffer it writes
   bool is_update = false;
   std::vector<StageLoop> loops;
+  // Where compute_at / compute_inline put it: "" (root, in program order), "C.loop" or "inline".
+  std::string placement;
 
   StageLoop* loop(const std::string& loop_name);
   const StageLoop* loop(const std::string& loop_name) const;
@@ -259,6 +264,8 @@ struct Func {
   const ir::Instance* source = nullptr;  // the workload it was lowered from (for emitters)
   std::set<std::string> names;           // every name in use (buffers, params, variables)
   std::vector<Stage> stages;             // in program order (rfactor stages before their consumer)
+  // Inputs that a layout directive packed into a temp at kernel entry: input -> that temp.
+  std::map<std::string, std::string> packed_inputs;
 
   const Buffer* buffer(const std::string& name) const;
   Stage* stage(const std::string& name);

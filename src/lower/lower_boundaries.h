@@ -10,5 +10,7 @@
 namespace ekb::lir {
 
 void lower_boundaries(Func& f);
+// One boundary read of buffer b as a plain load (or a select around one).
+ExprP lower_boundary(const Expr& load, const Buffer& b);
 
 }  // namespace ekb::lir

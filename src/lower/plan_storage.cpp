@@ -1,5 +1,7 @@
 #include "lower/plan_storage.h"
 
+#include <algorithm>
+
 #include "lower/mutator.h"
 
 namespace ekb::lir {
@@ -12,16 +14,25 @@ class StoragePlanner : public Mutator {
 
   using Mutator::mutate;
   StmtP mutate(const StmtP& s) override {
+    if (s->kind == StmtKind::For && s->for_kind == ForKind::Parallel) {
+      ++parallel_depth_;
+      StmtP m = mutate_children(s);
+      --parallel_depth_;
+      return m;
+    }
     if (s->kind != StmtKind::Allocate || s->scope != MemoryScope::Global) return mutate_children(s);
     // Placed before the body, so that offsets follow declaration order.
     auto n = std::make_shared<Stmt>(*s);
     int64_t bytes = s->extent->int_value * ir::byte_size(s->type);
-    if (bytes <= options_.max_stack_bytes) {
+    // Inside a parallel loop each thread needs its own copy: a local array of the thread.
+    if (bytes <= options_.max_stack_bytes || parallel_depth_ > 0) {
       n->scope = MemoryScope::Stack;
     } else {
+      // Alignment beyond the workspace's 64 bytes is made at run time: reserve room for it.
+      int64_t align = std::max<int64_t>(64, s->alignment);
       n->scope = MemoryScope::Scratch;
       n->scratch_offset = f_.scratch_bytes;
-      f_.scratch_bytes += (bytes + 63) / 64 * 64;
+      f_.scratch_bytes += (bytes + align - 64 + 63) / 64 * 64;
     }
     n->body = mutate(s->body);
     return n;
@@ -30,6 +41,7 @@ class StoragePlanner : public Mutator {
  private:
   Func& f_;
   const StoragePlanOptions& options_;
+  int parallel_depth_ = 0;
 };
 
 }  // namespace

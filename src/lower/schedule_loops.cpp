@@ -4,6 +4,7 @@
 #include <set>
 
 #include "lower/mutator.h"
+#include "lower/region.h"
 #include "lower/simplify.h"
 
 namespace ekb::lir {
@@ -80,6 +81,18 @@ bool never_written(const std::vector<ExprP>& write, const std::vector<ExprP>& re
     if (wc != rc && ((!wb && !rb) || (wb && rb && equal(wb, rb)))) return true;
   }
   return false;
+}
+
+// Buffers allocated inside the loop's body: every iteration has its own (per-thread in a parallel
+// loop, which limits their size), so they carry nothing from one iteration to another.
+std::set<std::string> private_buffers(const Stmt& loop) {
+  std::set<std::string> names;
+  for_each_stmt(*loop.body, [&](const Stmt& x) {
+    if (x.kind == StmtKind::Allocate && x.extent->kind == ExprKind::IntImm &&
+        x.extent->int_value * ir::byte_size(x.type) <= kMaxPrivateBytes)
+      names.insert(x.name);
+  });
+  return names;
 }
 
 class LoopRewriter : public Mutator {
@@ -198,8 +211,9 @@ std::string independence_problem(const Stmt& loop) {
   // Per buffer written: the first store, then every access must be to that same element.
   std::map<std::string, std::vector<ExprP>> written;
   std::string problem;
+  std::set<std::string> own = private_buffers(loop);
   for_each_stmt(*loop.body, [&](const Stmt& x) {
-    if (x.kind != StmtKind::Store || !problem.empty()) return;
+    if (x.kind != StmtKind::Store || !problem.empty() || own.count(x.name)) return;
     auto [it, fresh] = written.emplace(x.name, x.indices);
     if (!fresh && !same_indices(it->second, x.indices))
       problem = "it writes " + access_text(x.name, it->second) + " and " + access_text(x.name, x.indices);
@@ -223,9 +237,9 @@ std::string independence_problem(const Stmt& loop) {
 std::string idempotence_problem(const Stmt& loop) {
   for (const std::string& v : outer_scalars_assigned(*loop.body))
     return "it updates '" + v + "', an accumulator declared outside the loop";
-  std::set<std::string> written;
+  std::set<std::string> written, own = private_buffers(loop);
   for_each_stmt(*loop.body, [&](const Stmt& x) {
-    if (x.kind == StmtKind::Store) written.insert(x.name);
+    if (x.kind == StmtKind::Store && !own.count(x.name)) written.insert(x.name);
   });
   std::string problem;
   for_each_expr(*loop.body, [&](const Expr& e) {

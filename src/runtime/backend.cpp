@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "runtime/cpu_backend.h"
+#include "runtime/cuda_backend.h"
 
 namespace ekb::runtime {
 
@@ -52,8 +53,9 @@ Source Source::from_file(const std::string& path) {
 
 std::unique_ptr<Backend> make_backend(std::string_view name) {
   if (name == "cpu") return std::make_unique<CpuBackend>();
+  if (name == "cuda") return std::make_unique<CudaBackend>();  // throws when there is no CUDA device
   throw std::runtime_error("backend '" + std::string(name) +
-                           "' is not available (known: cpu; cuda and opencl are planned)");
+                           "' is not available (known: cpu, cuda; opencl is planned)");
 }
 
 }  // namespace ekb::runtime

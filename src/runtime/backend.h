@@ -10,6 +10,7 @@
 // Backend::compile, load / release are Worker::load / Worker::unload, and check / time are
 // Worker::run calls made by eval/correctness.cpp and eval/timing.cpp.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,9 +67,12 @@ class Backend {
   virtual CompileOutcome compile(const Source& source) = 0;
   // Languages this backend compiles.
   virtual bool accepts(Language l) const = 0;
+  // The worker's address-space limit (RLIMIT_AS) given the one suggested for the workload; 0: none.
+  virtual uint64_t worker_address_space_limit(uint64_t suggested) const { return suggested; }
 };
 
-// "cpu" (more to come). Throws std::runtime_error naming the known backends for anything else.
+// "cpu" or "cuda". Throws std::runtime_error naming the known backends for anything else, and
+// saying why for a backend that cannot run here (cuda without a GPU).
 std::unique_ptr<Backend> make_backend(std::string_view name);
 
 }  // namespace ekb::runtime

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "runtime/compile_step.h"
 #include "runtime/paths.h"
 #include "runtime/subprocess.h"
 
@@ -51,14 +52,6 @@ std::string read_cpuinfo() {
   return ss.str();
 }
 
-// Replaces every occurrence of `from` in `s` by `to`.
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  if (from.empty()) return s;
-  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size())
-    s.replace(p, from.size(), to);
-  return s;
-}
-
 }  // namespace
 
 std::string cpu_model_name() {
@@ -68,26 +61,6 @@ std::string cpu_model_name() {
   if (model.empty()) model = "unknown cpu";
   unsigned n = std::thread::hardware_concurrency();
   return model + " (" + std::to_string(n) + (n == 1 ? " core)" : " cores)");
-}
-
-std::string trim_compiler_log(const std::string& log, int max_lines, size_t max_chars) {
-  // Compiler errors say "error:"; the linker's (undefined symbols) come first and do not.
-  size_t start = std::string::npos;
-  for (const char* marker : {"error:", "undefined reference", "undefined symbol"})
-    start = std::min(start, log.find(marker));
-  start = start == std::string::npos ? 0 : log.rfind('\n', start);
-  start = start == std::string::npos ? 0 : start + (log[start] == '\n' ? 1 : 0);
-  std::string out;
-  int lines = 0;
-  for (size_t p = start; p < log.size() && lines < max_lines; ++lines) {
-    size_t e = log.find('\n', p);
-    if (e == std::string::npos) e = log.size();
-    out.append(log, p, e - p).push_back('\n');
-    p = e + 1;
-  }
-  if (out.size() > max_chars) out = out.substr(0, max_chars) + "...";
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
 }
 
 CpuBackend::CpuBackend(CpuBackendOptions options)
@@ -156,51 +129,15 @@ CompileOutcome CpuBackend::compile(const Source& source) {
   std::string key = content_key({"cpu", language_name(source.language), source.text, compiler,
                                  compiler_version(compiler), flag_text, abi_header_text_,
                                  cpu_identity_});
-  const std::string ext = ".so";
-  if (cache_.contains(key, ext)) {
-    out.ok = true;
-    out.cached = true;
-    out.artifact = Artifact{"cpu", cache_.artifact_path(key, ext), key};
-    out.seconds = elapsed();
-    return out;
-  }
-
-  std::string src_path = cache_.temporary_path(source.language == Language::C ? ".c" : ".cpp");
-  {
-    std::ofstream f(src_path, std::ios::binary);
-    f.write(source.text.data(), static_cast<std::streamsize>(source.text.size()));
-    if (!f) throw std::runtime_error("cannot write " + src_path);
-  }
-  std::string so_path = cache_.temporary_path(ext);
-  std::vector<std::string> argv = {compiler};
-  argv.insert(argv.end(), fl.begin(), fl.end());
-  argv.insert(argv.end(), {"-o", so_path, src_path});
-  argv.insert(argv.end(), libs.begin(), libs.end());
-  CommandOptions compile_options;
-  compile_options.timeout_s = options_.compile_timeout_s;
-  compile_options.memory_limit_bytes = options_.compiler_memory_limit;
-  compile_options.cwd = cache_.directory();
-  CommandResult r = run_command(argv, compile_options);
-  std::error_code ec;
-  std::filesystem::remove(src_path, ec);
-  if (!r.started) throw std::runtime_error("cannot run the compiler '" + compiler + "': " + r.output);
-  if (!r.ok()) {
-    std::filesystem::remove(so_path, ec);
-    std::string name = source.origin.empty() ? "solution" : source.origin;
-    out.log = replace_all(r.output, src_path, name);
-    if (r.timed_out)
-      out.log += "\n(the compiler ran past " + std::to_string(options_.compile_timeout_s) + " s)";
-    else if (r.term_signal)
-      out.log += "\n(the compiler was killed by signal " + std::to_string(r.term_signal) + ")";
-    out.message = trim_compiler_log(out.log);
-    out.seconds = elapsed();
-    return out;
-  }
-  out.ok = true;
-  out.artifact = Artifact{"cpu", cache_.publish(so_path, key, ext), key};
-  cache_.store_source(key, source.text);
-  out.seconds = elapsed();
-  return out;
+  CompilerInvocation invocation;
+  invocation.head = {compiler};
+  invocation.head.insert(invocation.head.end(), fl.begin(), fl.end());
+  invocation.tail = libs;
+  invocation.source_ext = source.language == Language::C ? ".c" : ".cpp";
+  invocation.artifact_ext = ".so";
+  invocation.command.timeout_s = options_.compile_timeout_s;
+  invocation.command.memory_limit_bytes = options_.compiler_memory_limit;
+  return compile_into_cache(cache_, "cpu", key, source, invocation, t0);
 }
 
 }  // namespace ekb::runtime

@@ -12,6 +12,7 @@
 
 #include "runtime/backend.h"
 #include "runtime/compile_cache.h"
+#include "runtime/compile_step.h"  // trim_compiler_log
 
 namespace ekb::runtime {
 
@@ -46,10 +47,6 @@ class CpuBackend final : public Backend {
   DeviceInfo device_;
   std::vector<std::pair<std::string, std::string>> versions_;  // compiler -> version line
 };
-
-// The first compiler errors of a log, for a result's message: from the first "error:" line, at
-// most `max_lines` lines and `max_chars` characters; the whole (short) log if it has no error line.
-std::string trim_compiler_log(const std::string& log, int max_lines = 12, size_t max_chars = 1500);
 
 // "Intel(R) Xeon(R) ... (16 cores)" from /proc/cpuinfo, or "unknown cpu".
 std::string cpu_model_name();

@@ -1,55 +1,24 @@
 #include "runtime/cpu_executor.h"
 
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <string>
 
 #include "runtime/abi_call.h"
 #include "runtime/cache_flush.h"
 #include "runtime/crash_report.h"
+#include "runtime/kernel_library.h"
 
 namespace ekb::runtime {
 
 CpuExecutor::~CpuExecutor() {
-  for (auto& [slot, l] : slots_) {
-    (void)slot;
-    if (l.handle) ::dlclose(l.handle);
-    if (l.fd >= 0) ::close(l.fd);
-  }
+  for (auto& [slot, l] : slots_) close_kernel_library(l.library);
 }
 
 int64_t CpuExecutor::load(int slot, int artifact_fd, const std::vector<int64_t>& params) {
   unload(slot);
   Loaded l;
-  l.fd = artifact_fd;
-  // Through the descriptor: the worker may run as a user that cannot reach the cache directory.
-  std::string path = "/proc/self/fd/" + std::to_string(artifact_fd);
-  clear_errno();
-  l.handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!l.handle) {
-    ::close(artifact_fd);
-    const char* e = ::dlerror();
-    throw ExecutorError(std::string("cannot load the shared object: ") + (e ? e : "unknown error"));
-  }
-  l.entry = ::dlsym(l.handle, "ekb_main");
-  if (!l.entry) {
-    ::dlclose(l.handle);
-    ::close(artifact_fd);
-    throw ExecutorError(
-        "the solution defines no ekb_main with C linkage (in C++, declare it extern \"C\")");
-  }
-  int64_t scratch = -1;
-  if (void* sb = ::dlsym(l.handle, "ekb_scratch_bytes")) {
-    std::vector<uint64_t> a(params.begin(), params.end());
-    scratch = call_i64_u64(sb, a.data(), a.size());
-    if (scratch < 0) {
-      ::dlclose(l.handle);
-      ::close(artifact_fd);
-      throw ExecutorError("ekb_scratch_bytes returned a negative size (" + std::to_string(scratch) + ")");
-    }
-  }
+  l.library = open_kernel_library(artifact_fd, params);
+  int64_t scratch = l.library.scratch_bytes;
   slots_[slot] = std::move(l);
   return scratch;
 }
@@ -79,7 +48,7 @@ int64_t CpuExecutor::run(int slot, bool flush, size_t scrub_bytes) {
   using Clock = std::chrono::steady_clock;  // CLOCK_MONOTONIC
   const auto t0 = Clock::now();
   asm volatile("" ::: "memory");
-  call_void_u64(l.entry, l.args.data(), l.args.size());
+  call_void_u64(l.library.entry, l.args.data(), l.args.size());
   asm volatile("" ::: "memory");
   const auto t1 = Clock::now();
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
@@ -88,8 +57,7 @@ int64_t CpuExecutor::run(int slot, bool flush, size_t scrub_bytes) {
 void CpuExecutor::unload(int slot) {
   auto it = slots_.find(slot);
   if (it == slots_.end()) return;
-  if (it->second.handle) ::dlclose(it->second.handle);
-  if (it->second.fd >= 0) ::close(it->second.fd);
+  close_kernel_library(it->second.library);
   slots_.erase(it);
 }
 

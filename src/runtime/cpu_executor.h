@@ -4,6 +4,7 @@
 #include <map>
 
 #include "runtime/kernel_executor.h"
+#include "runtime/kernel_library.h"
 
 namespace ekb::runtime {
 
@@ -17,9 +18,7 @@ class CpuExecutor final : public KernelExecutor {
 
  private:
   struct Loaded {
-    void* handle = nullptr;
-    int fd = -1;
-    void* entry = nullptr;           // ekb_main
+    KernelLibrary library;
     std::vector<uint64_t> args;      // resolved: pointers and params
     std::vector<ArenaRegion> flush;  // regions to evict before a cold run
     uint8_t* base = nullptr;

@@ -3,11 +3,13 @@
 #include <string>
 
 #include "runtime/cpu_executor.h"
+#include "runtime/cuda_executor.h"
 
 namespace ekb::runtime {
 
 std::unique_ptr<KernelExecutor> make_executor(std::string_view backend) {
   if (backend == "cpu") return std::make_unique<CpuExecutor>();
+  if (backend == "cuda") return std::make_unique<CudaExecutor>();
   throw ExecutorError("no worker executor for backend '" + std::string(backend) + "'");
 }
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "eval/result.h"
+
 namespace ekb::runtime {
 
 // The shared arena as mapped in the worker (runtime/tensor_arena.h describes the layout).
@@ -34,6 +36,19 @@ class ExecutorError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A fault of the candidate that the executor itself detects (a GPU executor checks device memory
+// after the call; a CPU kernel's faults are signals instead). The parent reports it as `kind`; with
+// `arena_offset` >= 0 (the first damaged byte) it names the buffer, as for a CPU fault address.
+// `ends_worker`: the process cannot go on (a sticky device error) and exits after replying.
+class KernelFault : public ExecutorError {
+ public:
+  KernelFault(eval::ErrorKind kind, const std::string& message, int64_t arena_offset = -1, bool ends_worker = false)
+      : ExecutorError(message), kind(kind), arena_offset(arena_offset), ends_worker(ends_worker) {}
+  eval::ErrorKind kind;
+  int64_t arena_offset;
+  bool ends_worker;
+};
+
 class KernelExecutor {
  public:
   virtual ~KernelExecutor() = default;
@@ -49,7 +64,8 @@ class KernelExecutor {
   virtual void unload(int slot) = 0;
 };
 
-// The executor of a backend ("cpu"); throws ExecutorError for an unknown one.
+// The executor of a backend ("cpu", "cuda"); throws ExecutorError for an unknown one, or one that
+// cannot run here (no CUDA device).
 std::unique_ptr<KernelExecutor> make_executor(std::string_view backend);
 
 }  // namespace ekb::runtime

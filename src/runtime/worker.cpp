@@ -256,6 +256,11 @@ WorkerStatus Worker::fail(bool timed_out, double timeout_s, const std::string& c
                           " (did the candidate close or use its file descriptors?)");
     return s;
   }
+  if (WIFEXITED(ws) && WEXITSTATUS(ws) == kWorkerDeviceFault) {
+    s.error = ErrorKind::Crash;
+    s.message = with_tail("the device context broke" + context + " (a sticky device error)");
+    return s;
+  }
   if (WIFEXITED(ws)) {
     s.error = ErrorKind::Exit;
     s.message = with_tail("the process exited with status " + std::to_string(WEXITSTATUS(ws)) +
@@ -353,6 +358,7 @@ WorkerStatus Worker::run(int slot, bool flush, size_t scrub_bytes, double timeou
   const int64_t round_trip =
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
   if (!s.ok()) return s;
+  if (reply.contains("fault")) return executor_fault(reply);
   if (!reply.value("ok", false)) return {ErrorKind::Internal, "run: " + reply.value("message", std::string())};
   *ns = reply.value("ns", int64_t{-1});
   // The worker measures; a value it could not have measured means the candidate tampered with it.
@@ -363,6 +369,34 @@ WorkerStatus Worker::run(int slot, bool flush, size_t scrub_bytes, double timeou
                                   " ns in a " + std::to_string(round_trip) + " ns round trip)"};
   }
   return {};
+}
+
+WorkerStatus Worker::executor_fault(const json& reply) {
+  WorkerStatus s;
+  s.error = eval::parse_error_kind(reply.value("fault", std::string())).value_or(ErrorKind::Crash);
+  s.message = reply.value("message", std::string("fault"));
+  const int64_t offset = reply.value("offset", int64_t{-1});
+  if (offset >= 0 && arena_ && s.error != ErrorKind::OutOfBounds) {
+    s.message += ": " + arena_->describe(arena_->classify(static_cast<uint64_t>(offset)));
+  } else if (offset >= 0 && arena_) {
+    // Named like a CPU fault address: a write inside an input's data modified it, anything else
+    // (canary bytes, guard gaps) was out of bounds.
+    AddressInfo a = arena_->classify(static_cast<uint64_t>(offset));
+    bool input = a.buffer >= 0 && arena_->placement(a.buffer).spec.role == BufferRole::Input;
+    if (a.kind == AddressInfo::Kind::Data && input) {
+      s.error = ErrorKind::InputModified;
+      s.message = "wrote to input '" + arena_->placement(a.buffer).spec.name + "' at byte " + std::to_string(a.offset) +
+                  " (inputs are read-only)";
+    } else {
+      s.error = ErrorKind::OutOfBounds;
+      s.message = "wrote memory " + arena_->describe(a);
+    }
+  }
+  if (reply.value("ends_worker", false)) {
+    int ws;
+    kill_and_reap(&ws);  // it exits by itself; the session must start a new one
+  }
+  return s;
 }
 
 WorkerStatus Worker::unload(int slot, double timeout_s) {

@@ -80,6 +80,8 @@ class Worker {
   WorkerStatus request(const nlohmann::json& req, int fd, double timeout_s, nlohmann::json* reply);
   // The worker is gone or must go: kill it, reap it, and say why it failed.
   WorkerStatus fail(bool timed_out, double timeout_s, const std::string& context);
+  // A fault the executor detected and replied with (runtime::KernelFault).
+  WorkerStatus executor_fault(const nlohmann::json& reply);
   void kill_and_reap(int* wait_status);
 
   WorkerOptions options_;

@@ -92,8 +92,11 @@ int worker_main(const WorkerConfig& config) {
   SandboxReport report;
   std::unique_ptr<KernelExecutor> exec;
   try {
-    report = enter_sandbox(config.sandbox);
+    // The executor first: it is trusted code, and a GPU driver initializes only outside the
+    // sandbox (cuInit fails with CUDA_ERROR_OPERATING_SYSTEM inside it: seen on the H200). The
+    // device stays usable through what it opened; candidate code is loaded only after this.
     exec = make_executor(config.backend);
+    report = enter_sandbox(config.sandbox);
   } catch (const std::exception& e) {
     protocol::send_message(sock, {{"ready", false}, {"message", e.what()}});
     return 1;
@@ -119,12 +122,18 @@ int worker_main(const WorkerConfig& config) {
       return 0;
     }
     json reply;
+    bool must_exit = false;
     try {
       reply = handle(*exec, arena, req, fd);
+    } catch (const KernelFault& f) {
+      reply = {{"ok", false}, {"message", f.what()}, {"fault", eval::error_kind_name(f.kind)},
+               {"offset", f.arena_offset}, {"ends_worker", f.ends_worker}};
+      must_exit = f.ends_worker;
     } catch (const std::exception& e) {
       reply = {{"ok", false}, {"message", e.what()}};
     }
     if (!protocol::send_message(sock, reply)) return kWorkerLostConnection;
+    if (must_exit) ::_exit(kWorkerDeviceFault);  // no destructors: the device context is unusable
   }
 }
 

@@ -17,6 +17,8 @@ struct WorkerConfig {
 // The exit code of a worker whose connection to the parent broke while it still had work to
 // answer (e.g. a candidate closed its descriptor): the parent reports a crash, not an exit().
 constexpr int kWorkerLostConnection = 86;
+// The exit code of a worker whose device context broke (a sticky CUDA error), after its reply.
+constexpr int kWorkerDeviceFault = 87;
 
 // Returns the process exit code.
 int worker_main(const WorkerConfig& config);

@@ -8,6 +8,7 @@
 //   {"op": "attach", "size": N, "regions": [[begin, end, writable], ...],
 //    "slots": [{"slot": S, "args": [[is_pointer, value], ...]}, ...]} + fd of the arena  -> {"base": address}
 //   {"op": "run",    "slot": S, "flush": bool, "scrub_bytes": N}                  -> {"ns": elapsed}
+//       or, for a fault the executor detected: {"ok": false, "fault": KIND, "offset": O, "ends_worker": B}
 //   {"op": "unload", "slot": S}
 //   {"op": "quit"}
 // Unsolicited (worker -> parent):

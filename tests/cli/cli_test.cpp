@@ -136,6 +136,26 @@ TEST(Cli, PromptPerBackend) {
   EXPECT_EQ(ekb("prompt no.such/workload").code, 2);
 }
 
+TEST(Cli, PromptWithIrExample) {
+  Result plain = ekb("prompt nn.softmax/mbert_128x512 --backend cpu");
+  Result with = ekb("prompt nn.softmax/mbert_128x512 --backend cpu --ir-example");
+  ASSERT_EQ(with.code, 0) << with.err;
+  EXPECT_FALSE(contains(plain.out, "## Example: an IR solution"));
+  EXPECT_TRUE(contains(with.out, "## Example: an IR solution with a schedule"));
+  EXPECT_TRUE(contains(with.out, "schedule cpu {"));
+  EXPECT_TRUE(contains(with.out, "rfactor(m, ci, mf)"));  // the softmax example itself
+  // The statement is kept, and still ends with the answer section.
+  const size_t answer = with.out.rfind("## Answer");
+  ASSERT_NE(answer, std::string::npos);
+  EXPECT_LT(with.out.find("## Example"), answer);
+  EXPECT_TRUE(contains(with.out, plain.out.substr(0, plain.out.find("## Answer"))));
+  // A pattern without its own example gets a similar one, and says so.
+  Result similar = ekb("prompt qnn.conv2d/mbv2_stem_224x224x3 --ir-example");
+  EXPECT_EQ(similar.code, 0) << similar.err;
+  EXPECT_TRUE(contains(similar.out, "similar pattern `nn.conv2d`")) << similar.out;
+  EXPECT_NE(ekb("prompt nn.softmax/kws_1x12 --ir-example --examples /no/such/dir").code, 0);
+}
+
 TEST(Cli, ValidateAcceptsSuiteAndRejectsBrokenFiles) {
   Result suite = ekb("validate " EKB_SOURCE_DIR "/suite/*/*.ekb");
   EXPECT_EQ(suite.code, 0) << suite.err;

@@ -33,9 +33,13 @@ TEST(CliEmit, PrintsTheLoopIrAfterAnyPass) {
 
 TEST(CliEmit, Mistakes) {
   EXPECT_EQ(ekb("emit nn.softmax/nope").code, 2);
-  Result gpu = ekb("emit nn.softmax/kws_1x12 --backend cuda");
-  EXPECT_EQ(gpu.code, 2);
-  EXPECT_TRUE(contains(gpu.err, "only for cpu")) << gpu.err;
+  Result opencl = ekb("emit nn.softmax/kws_1x12 --backend opencl");
+  EXPECT_EQ(opencl.code, 2);
+  EXPECT_TRUE(contains(opencl.err, "for cpu and cuda so far")) << opencl.err;
+  Result cuda = ekb("emit nn.softmax/kws_1x12 --backend cuda");
+  EXPECT_EQ(cuda.code, 0) << cuda.err;
+  EXPECT_TRUE(contains(cuda.out, "extern \"C\" void ekb_main(")) << cuda.out;
+  EXPECT_TRUE(contains(cuda.out, "cudaStream_t stream")) << cuda.out;
   EXPECT_NE(ekb("emit nn.softmax/kws_1x12 --lir --after nonsense").code, 0);
 }
 

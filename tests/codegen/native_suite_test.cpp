@@ -15,19 +15,15 @@
 #include "ir/interpreter.h"
 #include "native_test_util.h"
 #include "suite/suite.h"
+#include "suite_params.h"
 
 namespace ekb::codegen {
 namespace {
 
-const suite::Suite& embedded() {
-  static const suite::Suite s = suite::Suite::load();
-  return s;
-}
-
 class NativeSuite : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NativeSuite, DefaultLoweringMatchesReference) {
-  auto w = embedded().find_workload(GetParam());
+  auto w = testing::embedded_suite().find_workload(GetParam());
   ASSERT_TRUE(w.has_value());
   ir::Instance inst = suite::bind_workload(*w);
   std::string source = emit_c_source(inst);
@@ -50,19 +46,8 @@ TEST_P(NativeSuite, DefaultLoweringMatchesReference) {
   EXPECT_EQ(diff, "") << GetParam() << "\n" << source;
 }
 
-std::vector<std::string> all_workload_names() {
-  std::vector<std::string> names;
-  for (const auto& w : embedded().workloads()) names.push_back(w.full_name());
-  return names;
-}
-
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n;
-  for (char c : info.param) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(All, NativeSuite, ::testing::ValuesIn(all_workload_names()), test_name);
+INSTANTIATE_TEST_SUITE_P(All, NativeSuite, ::testing::ValuesIn(testing::all_workload_names()),
+                         testing::workload_test_name);
 
 }  // namespace
 }  // namespace ekb::codegen

@@ -2,7 +2,9 @@
 // every suite domain, seeded random directive sequences are grown one directive at a time: a
 // directive the verifier or the schedule passes reject (with a diagnostic, never a crash) is
 // dropped, an accepted one kept. Every final schedule is compiled (several kernels per clang run,
-// entry points renamed) and must match the reference. $EKB_SCHEDULE_SEED varies the seed.
+// entry points renamed) and must match the reference. The directives include placements
+// (compute_at/inline/root) and the memory layer (cache_read/write, layout, align), each
+// consecutive run of memory directives in a `memory cpu` block. $EKB_SCHEDULE_SEED varies the seed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,11 +63,24 @@ struct Scheduled {
   lir::Func func;     // after apply_schedule
 };
 
+bool is_memory_directive(const std::string& d) {
+  for (const char* verb : {"cache_read(", "cache_write(", "layout(", "align("})
+    if (d.rfind(verb, 0) == 0) return true;
+  return false;
+}
+
 Scheduled schedule_module(const suite::WorkloadEntry& w, const std::vector<std::string>& directives) {
   Scheduled s;
-  std::string text = ir::print_pattern(w.pattern->module.pattern) + "\nschedule cpu {\n";
-  for (const std::string& d : directives) text += "  " + d + "\n";
-  s.module = std::make_unique<ir::Module>(ir::parse_module(text + "}\n", "random.ekb"));
+  // Directives in order, consecutive ones of a layer in one block (blocks apply in file order).
+  std::string text = ir::print_pattern(w.pattern->module.pattern) + "\n", open;
+  for (const std::string& d : directives) {
+    std::string block = is_memory_directive(d) ? "memory" : "schedule";
+    if (block != open) text += (open.empty() ? "" : "}\n") + block + " cpu {\n";
+    open = block;
+    text += "  " + d + "\n";
+  }
+  if (!open.empty()) text += "}\n";
+  s.module = std::make_unique<ir::Module>(ir::parse_module(text, "random.ekb"));
   s.module->workloads = {*w.workload};
   ir::Diagnostics diags("random.ekb");
   s.inst = ir::instantiate(*s.module, s.module->workloads[0], diags);
@@ -102,7 +117,11 @@ class Generator {
     static const char* tails[] = {"guard", "shift_inwards", "round_up", "peel"};
     static const int factors[] = {2, 3, 4, 8, 16};
     std::string tail = std::string(", tail=") + tails[pick(4)];
-    switch (pick(9)) {
+    switch (pick(12)) {
+      case 9:
+      case 10:
+        if (std::string d = propose_memory(f, s, a); !d.empty()) return d;
+        return "parallel(" + s + ", " + a + ")";
       case 0:
       case 1:
         return "split(" + s + ", " + a + ", " + std::to_string(factors[pick(5)]) + ", " + fresh() + ", " + fresh() +
@@ -137,6 +156,51 @@ class Generator {
   size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
 
  private:
+  // A placement or memory directive around stage s and its loop a: compute_at/inline/root of a
+  // temp, cache_read of a tensor s may read, cache_write of s, layout or align of a tensor.
+  std::string propose_memory(const lir::Func& f, const std::string& s, const std::string& a) {
+    std::vector<const lir::Buffer*> temps, readable;
+    for (const auto& b : f.buffers) {
+      if (b.role == lir::BufferRole::Output) continue;
+      if (b.role == lir::BufferRole::Temp && !f.packed_inputs.empty() && b.name.find("_packed") != std::string::npos)
+        continue;
+      readable.push_back(&b);
+      const lir::Stage* st = nullptr;
+      for (const auto& x : f.stages)
+        if (x.name == b.name) st = &x;
+      if (b.role == lir::BufferRole::Temp && st && st->placement.empty()) temps.push_back(&b);
+    }
+    static const char* scopes[] = {"tile", "local", "global"};
+    std::string scope = scopes[pick(3)], name = "m" + std::to_string(counter_++);
+    switch (pick(6)) {
+      case 0:
+        if (temps.empty()) return "";
+        return "compute_at(" + temps[pick(temps.size())]->name + ", " + s + ", " + a + ")";
+      case 1:
+        if (temps.empty()) return "";
+        return (pick(2) ? "compute_inline(" : "compute_root(") + temps[pick(temps.size())]->name + ")";
+      case 2:
+        if (readable.empty()) return "";
+        return "cache_read(" + readable[pick(readable.size())]->name + ", " + s + ", " + a + ", " + scope + ", " +
+               name + ")";
+      case 3:
+        return "cache_write(" + s + ", " + a + ", " + scope + ", " + name + ")";
+      default: {
+        if (readable.empty()) return "";
+        const lir::Buffer& b = *readable[pick(readable.size())];
+        size_t rank = b.shape.size();
+        if (pick(4) == 0) return "align(" + b.name + ", " + std::to_string(pick(2) ? 64 : 16) + ")";
+        if (pick(2)) return "layout(" + b.name + ", pack(" + std::to_string(pick(rank)) + ", " + std::to_string(2 + pick(7)) + "))";
+        std::vector<size_t> order(rank);
+        for (size_t d = 0; d < rank; ++d) order[d] = d;
+        std::shuffle(order.begin(), order.end(), rng_);
+        std::string out = "layout(" + b.name + ", order(";
+        for (size_t d = 0; d < rank; ++d) out += (d ? ", " : "") + std::to_string(order[d]);
+        return out + "))";
+      }
+    }
+  }
+
   std::mt19937_64 rng_;
   int counter_ = 0;
 };
@@ -144,7 +208,7 @@ class Generator {
 TEST(ScheduleProperty, RandomLegalSchedulesMatchTheReference) {
   const char* env = std::getenv("EKB_SCHEDULE_SEED");
   uint64_t seed = env ? std::stoull(env) : 2024;
-  int schedules = 0, directives = 0, rejected = 0;
+  int schedules = 0, directives = 0, rejected = 0, placements_and_memory = 0;
   std::set<std::string> domains;
   for (const suite::WorkloadEntry& w : spread()) {
     Generator gen(seed ^ std::hash<std::string>{}(w.full_name()));
@@ -169,6 +233,8 @@ TEST(ScheduleProperty, RandomLegalSchedulesMatchTheReference) {
         current = std::move(next);
       }
       directives += static_cast<int>(kept.size());
+      for (const auto& d : kept)
+        placements_and_memory += is_memory_directive(d) || d.rfind("compute_", 0) == 0;
       std::string text;
       for (const auto& d : kept) text += d + "\n";
       CEmitOptions names{"ekb_s" + std::to_string(n), "ekb_scratch_s" + std::to_string(n)};
@@ -176,7 +242,15 @@ TEST(ScheduleProperty, RandomLegalSchedulesMatchTheReference) {
       texts.push_back(text);
       batch.push_back(std::move(current));
     }
-    testing::NativeKernel kernel(sources, "-O1 -march=native -fopenmp");
+    std::optional<testing::NativeKernel> compiled;
+    try {
+      compiled.emplace(sources, "-O1 -march=native -fopenmp");
+    } catch (const std::exception& e) {
+      std::string all;
+      for (const auto& t : texts) all += "---\n" + t;
+      FAIL() << w.full_name() << ": the scheduled kernels do not compile; schedules:\n" << all << e.what();
+    }
+    testing::NativeKernel& kernel = *compiled;
     const ir::Instance& inst = *batch[0].inst;
     auto inputs = ir::generate_inputs(inst, seed);
     auto want = ir::run_reference(inst, inputs);
@@ -192,8 +266,10 @@ TEST(ScheduleProperty, RandomLegalSchedulesMatchTheReference) {
   EXPECT_EQ(domains.size(), ir::pattern_domains().size());
   EXPECT_GE(schedules, 200);
   EXPECT_GE(directives, schedules);  // most schedules are not empty
-  std::printf("%d random schedules (%d directives kept, %d rejected as illegal) over %zu domains\n", schedules,
-              directives, rejected, domains.size());
+  EXPECT_GE(placements_and_memory * 10, directives);  // the memory layer is exercised too
+  std::printf("%d random schedules (%d directives kept, %d of them placements or memory; %d rejected as illegal) "
+              "over %zu domains\n",
+              schedules, directives, placements_and_memory, rejected, domains.size());
 }
 
 }  // namespace

@@ -21,12 +21,13 @@ const suite::Suite& embedded() {
 
 // "" when the solution (the suite pattern plus `schedule`) matches the reference.
 std::string scheduled_solution_matches(const std::string& workload, const std::string& schedule,
-                                       std::string* source = nullptr) {
+                                       std::string* source = nullptr, const std::string& memory = "") {
   auto w = embedded().find_workload(workload);
   if (!w) return "no workload " + workload;
   ir::Instance inst = suite::bind_workload(*w);
   std::string path = ::testing::TempDir() + "/ekb_scheduled_solution.ekb";
-  std::ofstream(path) << ir::print_pattern(w->pattern->module.pattern) << "\nschedule cpu {\n" << schedule << "\n}\n";
+  std::ofstream(path) << ir::print_pattern(w->pattern->module.pattern) << "\nschedule cpu {\n" << schedule << "\n}\n"
+                      << (memory.empty() ? "" : "memory cpu {\n" + memory + "\n}\n");
   eval::CandidateRef c{*w, "solution.ekb", 0, path, false};
   runtime::Source s = eval::candidate_source(c, inst);
   std::filesystem::remove(path);
@@ -79,6 +80,48 @@ TEST(ScheduledSuite, GaussianBlurTiledParallelVectorized) {
                                        "  parallel(dst, tiles)\n"
                                        "  vectorize(dst, xi, 8)\n"
                                        "  unroll(dst, dx, 3)"),
+            "");
+}
+
+TEST(ScheduledSuite, BoxBlurComputesItsRowsInsideTheRowTile) {
+  for (const char* workload : {"img.box_blur3x3/qvga_320x240_f32", "img.box_blur3x3/vww_96x96_u8"}) {
+    std::string source;
+    EXPECT_EQ(scheduled_solution_matches(workload,
+                                         "  split(dst, y, 8, yo, yi)\n"
+                                         "  compute_at(bx, dst, yo)\n"
+                                         "  parallel(dst, yo)\n"
+                                         "  vectorize(bx, x, 8)\n"
+                                         "  vectorize(dst, x, 8)",
+                                         &source),
+              "")
+        << workload;
+    // bx holds the 10 rows a tile of 8 reads, one buffer per thread.
+    size_t parallel = source.find("#pragma omp parallel for"), buffer = source.find(" bx[");
+    EXPECT_NE(parallel, std::string::npos) << source;
+    EXPECT_LT(parallel, buffer) << source;
+  }
+}
+
+TEST(ScheduledSuite, GemmRegisterTileAndPanelOfB) {
+  std::string source;
+  EXPECT_EQ(scheduled_solution_matches("linalg.gemm/small",
+                                       "  tile(C, i, j, 4, 16, io, jo, ii, ji)\n"
+                                       "  reorder(C, io, jo, k, ii, ji)\n"
+                                       "  parallel(C, io)",
+                                       &source,
+                                       "  cache_read(B, C, jo, tile, Bt)\n"
+                                       "  cache_write(C, jo, local, Cl)\n"
+                                       "  align(Bt, 64)"),
+            "");
+  EXPECT_NE(source.find("float Cl[64]"), std::string::npos) << source;
+  EXPECT_EQ(scheduled_solution_matches("linalg.gemm/small", "  tile(C, i, j, 8, 8, io, jo, ii, ji)", nullptr,
+                                       "  layout(B, pack(1, 8))\n  cache_write(C, jo, local, Cl)"),
+            "");
+}
+
+TEST(ScheduledSuite, ConvWithPackedFiltersAndInput) {
+  EXPECT_EQ(scheduled_solution_matches("nn.conv2d/ic_resnet8_32x32x3", "  parallel(y, oh)", nullptr,
+                                       "  layout(w, pack(0, 8))\n  layout(x, order(0, 3, 1, 2))"),
             "");
 }
 

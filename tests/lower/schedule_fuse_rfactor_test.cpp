@@ -1,4 +1,4 @@
-// fuse and rfactor alone, and the directives apply_schedule does not apply yet.
+// fuse and rfactor alone, and bind, which has no meaning on cpu.
 #include <gtest/gtest.h>
 
 #include "schedule_test_util.h"
@@ -66,19 +66,6 @@ TEST(ScheduleRfactor, InnerReductionLoopOfThePartialStageStaysSerial) {
 TEST(ScheduleRfactor, PureLoopIsNotAReduction) {
   std::string e = schedule_error(with_schedule(kRowSum, "R = 5, C = 70", "rfactor(y, r, rf)"));
   EXPECT_NE(e.find("not a reduction loop"), std::string::npos) << e;
-}
-
-TEST(ApplySchedule, PartBDirectivesAreNotAppliedYet) {
-  std::string e = schedule_error(with_schedule(
-      "  params N\n  input x : f32[N] in [-1, 1]\n  temp t : f32[N]\n  output y : f32[N]\n"
-      "  t[i] = x[i] * 2.0\n  y[i] = t[i] + 1.0",
-      "N = 8", "compute_inline(t)"));
-  EXPECT_NE(e.find("'compute_inline(t)': 'compute_inline' is not applied by the native compiler yet"),
-            std::string::npos)
-      << e;
-  std::string m = pattern("  params N\n  input x : f32[N] in [-1, 1]\n  output y : f32[N]\n  y[i] = x[i]", "N = 8") +
-                  "memory cpu {\n  align(x, 64)\n}\n";
-  EXPECT_NE(schedule_error(m).find("memory layer ('align') is not applied"), std::string::npos) << schedule_error(m);
 }
 
 TEST(ApplySchedule, GpuBlocksAreIgnoredOnCpuAndBindIsAnErrorThere) {

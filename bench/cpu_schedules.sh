@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The hand-written CPU schedules (examples/schedules-cpu) against the default lowering and, where
+# one exists, a vendor library (issue #4's performance table). One row per workload, three columns:
+#  - default:   the native compiler's default lowering (single-threaded plain loops), the baseline
+#               `ekb eval` measures every candidate against;
+#  - scheduled: the IR solution with its schedule layer, evaluated by `ekb eval -s examples/schedules-cpu`;
+#  - vendor:    OpenBLAS (gemm: cblas_sgemm; pwconv: one sgemm; conv2d: im2col + sgemm), timed by
+#               build/ekb_cpu_vendor (bench/cpu_vendor.cpp).
+# How it is measured: default and scheduled by `ekb eval` (src/eval/timing.h: interleaved in one
+# worker, each call cold — the kernel's buffers flushed from the caches outside the timed interval —,
+# at least 5 runs and 0.1 s, until both medians are known to 1%). The vendor column uses the same
+# convention and stopping rule on the same inputs (the first correctness trial), in its own process,
+# checked against the same f64 reference. Every time is the median, with the interquartile range
+# (p25-p75) beside it; speedups are ratios of medians over the default; the roofline fraction is
+# attainable time / median time, attainable = max(ops / peak FLOP rate, bytes / bandwidth) from
+# `ekb calibrate` (src/eval/roofline.h), as in `ekb eval`'s report.
+# OpenBLAS: the machine's OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE hold it back, so the vendor
+# command alone runs without them; the kernel OpenBLAS chose is printed.
+# The machine's load (uptime) is printed before and after: 2 shared cores make every number noisy.
+#
+# Usage: bench/cpu_schedules.sh [build dir] [workload ...]   (default: build, the table's workloads)
+#        EKB_RECALIBRATE=1 re-measures the roofline first (otherwise the stored calibration is used,
+#        and measured only when there is none).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+shift || true
+ekb="$build/ekb"
+vendor="$build/ekb_cpu_vendor"
+workloads=("$@")
+if ((${#workloads[@]} == 0)); then
+  # The largest f32 workload of each pattern that has a hand-written schedule, plus the 1024^3 GEMM.
+  workloads=(linalg.gemm/square_1024 linalg.gemm/medium nn.conv2d/resnet18_56x56x64 nn.conv2d/mbv1_stem_224x224x3
+             nn.dwconv3x3/mbv1_112x112x32 nn.pwconv/mbv1_56x56x128 nn.softmax/mbert_128x512
+             nn.layernorm/deit_tiny_197x192 img.gaussian3x3/hd_1280x720_f32 audio.fir/asr_16000x255
+             transformer.sdpa/whisper_tiny_448x64 linalg.jacobi_2d/medium)
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "== load before: $(uptime)"
+if [[ -n "${EKB_RECALIBRATE:-}" ]] || ! ls "${EKB_CACHE_DIR:-$HOME/.cache/ekb}"/calibration/cpu-*.json > /dev/null 2>&1; then
+  "$ekb" calibrate --no-db | grep -E "bandwidth|peak"
+fi
+
+"$ekb" eval -s examples/schedules-cpu --call-timeout 120 --db "$work/bench.db" --run cpu-schedules --json "$work/eval.json" \
+  "${workloads[@]}" > "$work/eval.log" 2>&1 || { cat "$work/eval.log"; exit 1; }
+grep -E "^  roofline" "$work/eval.log" || true
+
+if [[ -x "$vendor" ]]; then
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$vendor" "${workloads[@]}" > "$work/vendor.jsonl"
+else
+  echo "(no $vendor: OpenBLAS was not found when building, so there is no vendor column)"
+  : > "$work/vendor.jsonl"
+fi
+echo "== load after: $(uptime)"
+
+python3 - "$work/eval.json" "$work/vendor.jsonl" <<'PY'
+import json, sys
+results = {r["workload"]: r for r in json.load(open(sys.argv[1]))["results"]}
+vendor = {}
+for line in open(sys.argv[2]):
+    doc = json.loads(line)
+    if "openblas_core" in doc:
+        print(f"OpenBLAS kernel: {doc['openblas_core']} ({doc['openblas_config'].strip()}), {doc['openblas_threads']} threads")
+    else:
+        vendor[doc["workload"]] = doc
+
+def cell(t):  # median (p25-p75) in ms
+    return f"{t['median']:8.3f} ({t['p25']:.3f}-{t['p75']:.3f})" if t else "-"
+
+def pct(x):
+    return f"{100 * x:5.1f}%" if x is not None else "    -"
+
+print()
+print(f"{'workload':<38} {'bound':<7} {'default ms (IQR)':>26} {'scheduled ms (IQR)':>26} {'vendor ms (IQR)':>26}"
+      f" {'x sched':>8} {'x vendor':>8} {'roof def':>8} {'roof sch':>8} {'roof ven':>8} {'sch/ven':>7}")
+for w, r in results.items():
+    roof = r.get("roofline") or {}
+    bound = roof.get("bound", "-")
+    if not r["correct"]:
+        print(f"{w:<38} scheduled solution failed: {r['error']}: {r['message'][:120]}")
+        continue
+    base, sched = r["baseline_ms"], r["time_ms"]
+    v = vendor.get(w, {})
+    vt = v.get("time_ms")
+    note = ""
+    if v.get("error") and "no vendor" not in v["error"]:
+        note = f"  (vendor: {v['error'][:60]})"
+    x_vendor = f"{base['median'] / vt['median']:7.2f}x" if vt else "       -"
+    sch_ven = f"{vt['median'] / sched['median']:6.2f}" if vt else "      -"
+    print(f"{w:<38} {bound:<7} {cell(base):>26} {cell(sched):>26} {cell(vt):>26} {r['speedup']:7.2f}x {x_vendor}"
+          f" {pct(roof.get('baseline_fraction')):>8} {pct(roof.get('fraction')):>8} {pct(v.get('roofline_fraction')):>8} {sch_ven}{note}")
+print()
+print("x sched / x vendor: speedup over the default lowering (ratio of medians); roof: fraction of the")
+print("roofline (memory-bound rows: of the measured bandwidth); sch/ven: scheduled rate / vendor rate.")
+PY

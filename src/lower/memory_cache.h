@@ -1,0 +1,29 @@
+// The memory layer's caches on cpu (docs/IR.md, "Schedule and memory layers"):
+//   cache_read(A, C, x, scope, As)   each iteration of C's loop x first copies the box of A that
+//                                    its body reads (region.h's bounds inference) into As, sized
+//                                    for the box and allocated there, and the body reads As.
+//                                    Refused when the body also writes A (the copy would go stale).
+//   cache_write(C, x, scope, Cl)     C's accesses to its tensor under x go to Cl, the box they touch;
+//                                    after the body, Cl is written back. The box is first loaded
+//                                    from the tensor unless the body's first access to it is a
+//                                    store-only nest over the whole box (an initialization), so
+//                                    that elements the body reads or leaves alone keep their values.
+//                                    This keeps a GEMM's accumulator tile in registers.
+// Scopes on cpu: `local` (registers: a small local array the compiler can keep in registers,
+// at most kMaxRegisterBytes), `tile` and `global` (plan_storage places them: a local array when
+// small or inside a parallel loop, else the scratch workspace); `shared` is GPU memory: an error.
+#pragma once
+#include <string>
+
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+inline constexpr int64_t kMaxRegisterBytes = 2048;  // 32 AVX-512 registers
+
+void cache_read(Func& f, const std::string& tensor, const std::string& consumer, const std::string& loop,
+                const std::string& scope, const std::string& cache);
+void cache_write(Func& f, const std::string& stage, const std::string& loop, const std::string& scope,
+                 const std::string& cache);
+
+}  // namespace ekb::lir

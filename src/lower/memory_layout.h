@@ -1,0 +1,27 @@
+// The memory layer's storage directives on cpu (docs/IR.md, "Schedule and memory layers"):
+//   layout(T, pack(d, n))     dimension d split by n, the n innermost (NCHW -> NCHWc with d = 1);
+//   layout(T, order(p...))    dimensions permuted: new dimension j is old dimension p_j.
+//     An input is packed at kernel entry into a temp of the new layout (placed by plan_storage),
+//     which every later read uses; a temp (or a cache buffer) changes its storage; an output keeps
+//     the ABI's row-major layout: an error. A dimension not divisible by n is padded (never read).
+//   align(T, bytes)           a temp or cache buffer allocated at that alignment; for an input or
+//     output, an assumption the compiler may use (`__builtin_assume_aligned`), allowed up to the
+//     64 bytes the harness guarantees (docs/ABI.md, runtime/tensor_arena.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+struct LayoutSpec {
+  bool pack = false;          // pack(dims[0], factor); else order(dims...)
+  std::vector<int64_t> dims;
+  int64_t factor = 1;
+};
+
+void layout(Func& f, const std::string& tensor, const LayoutSpec& spec);
+void align(Func& f, const std::string& tensor, int64_t bytes);
+
+}  // namespace ekb::lir

@@ -1,0 +1,8 @@
+// workload: linalg.gemm/small
+// expect: crash
+// Writes through a wild device pointer: a sticky illegal-address error that breaks the context.
+__global__ void wild(float* C) { *(float*)((char*)C + (1ll << 40)) = 1.0f; }
+extern "C" void ekb_main(const float* C_in, const float* A, const float* B, float* C, int64_t NI, int64_t NJ,
+                         int64_t NK, cudaStream_t stream) {
+  wild<<<1, 1, 0, stream>>>(C);
+}

@@ -1,0 +1,59 @@
+// A scheduled kernel compiled with the cpu backend's real flags (-O3 -march=native -fopenmp, no
+// -fno-unroll-loops) is packed SIMD at the schedule's width: clang must not fully unroll the
+// vector loop into scalars first (it did, for a GEMM register tile: scalar vfmadd...ss only).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "codegen/c_emitter.h"
+#include "ir/printer.h"
+#include "suite/suite.h"
+#include "../ir/ir_test_util.h"
+
+namespace ekb::codegen {
+namespace {
+
+std::string scheduled_gemm_source() {
+  const suite::Suite s = suite::Suite::load();
+  auto w = s.find_workload("linalg.gemm/medium");
+  EXPECT_TRUE(w);
+  // The register tile of examples/schedules-cpu/linalg.gemm: 4 rows x 4 vectors of 16, k outside.
+  std::string text = ir::print_pattern(w->pattern->module.pattern) +
+                     "workload medium mobile { NI = 200, NJ = 256, NK = 240, T = f32 }\n"
+                     "schedule cpu {\n  split(C, i, 4, io, ii)\n  split(C, j, 64, jo, ji)\n"
+                     "  reorder(C, jo, io, k, ii, ji)\n  parallel(C, jo)\n  vectorize(C, ji, 16)\n"
+                     "  unroll(C, ji, 4)\n  unroll(C, ii, 4)\n}\n";
+  auto l = ir::testing::load(text);
+  EXPECT_TRUE(l.inst) << l.diags;
+  return l.inst ? emit_c_source(*l.inst) : "";
+}
+
+std::string assembly_of(const std::string& source) {
+  std::string dir = ::testing::TempDir();
+  std::string c = dir + "/ekb_simd_gemm.c", s = dir + "/ekb_simd_gemm.s";
+  std::ofstream(c) << source;
+  std::string cmd = "clang -O3 -march=native -fopenmp -S -include " EKB_SOURCE_DIR "/include/ekb/ekb_abi.h " + c +
+                    " -o " + s + " 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::stringstream text;
+  text << std::ifstream(s).rdbuf();
+  std::remove(c.c_str());
+  std::remove(s.c_str());
+  return text.str();
+}
+
+TEST(ScheduledSimd, GemmRegisterTileIsPackedAtTheScheduledWidth) {
+  std::string source = scheduled_gemm_source();
+  ASSERT_NE(source.find("vectorize_width(16)"), std::string::npos) << source;
+  std::string a = assembly_of(source);
+  EXPECT_TRUE(std::regex_search(a, std::regex("vfmadd[0-9]+ps"))) << a;
+  EXPECT_FALSE(std::regex_search(a, std::regex("vfmadd[0-9]+ss"))) << "scalar multiply-adds left\n" << a;
+  if (__builtin_cpu_supports("avx512f"))
+    EXPECT_TRUE(std::regex_search(a, std::regex("vfmadd[0-9]+ps[^\n]*zmm"))) << "16 floats are one zmm\n" << a;
+}
+
+}  // namespace
+}  // namespace ekb::codegen

@@ -1,0 +1,123 @@
+// The memory layer alone on cpu: cache_read and cache_write at a loop level, layout (pack, order)
+// of inputs and temps, align, and the directives that have no meaning on cpu.
+#include <gtest/gtest.h>
+
+#include "schedule_test_util.h"
+
+namespace ekb::lir {
+namespace {
+
+using testing::matches_reference;
+using testing::pattern;
+using testing::schedule_error;
+using testing::scheduled_lir;
+
+std::string with_layers(const std::string& body, const std::string& workload, const std::string& schedule,
+                        const std::string& memory) {
+  return pattern(body, workload) + "schedule cpu {\n" + schedule + "\n}\nmemory cpu {\n" + memory + "\n}\n";
+}
+
+const char* kGemm =
+    "  params M, N, K\n  input A : f32[M, K] in [-1, 1]\n  input B : f32[K, N] in [-1, 1]\n  output C : f32[M, N]\n"
+    "  C[i, j] = sum(k in 0..K: A[i, k] * B[k, j])";
+const char* kGemmSize = "M = 10, N = 21, K = 7";
+const char* kGemmTiles = "tile(C, i, j, 4, 8, io, jo, ii, ji)\n  reorder(C, io, jo, k, ii, ji)";
+
+const char* kStencil =
+    "  params H, W\n  input src : f32[H + 2, W + 2] in [-1, 1]\n  output dst : f32[H, W]\n"
+    "  dst[y, x] = src[y, x] + src[y + 1, x + 1] + src[y + 2, x + 2]";
+
+TEST(MemoryCacheWrite, GemmAccumulatorTileInRegisters) {
+  std::string text = with_layers(kGemm, kGemmSize, kGemmTiles, "cache_write(C, jo, local, Cl)");
+  std::string lir = scheduled_lir(text);
+  EXPECT_NE(lir.find("allocate Cl: f32[32] in local"), std::string::npos) << lir;
+  // The moved reduction initializes C in a nest of its own, whose tile starts with that store, so
+  // it is not loaded first; the accumulating nest's tile is.
+  size_t init = lir.find("allocate Cl"), accumulate = lir.find("allocate Cl", init + 1);
+  ASSERT_NE(accumulate, std::string::npos) << lir;
+  EXPECT_EQ(lir.substr(init, accumulate - init).find("Cl_in"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("Cl_in", accumulate), std::string::npos) << lir;
+  EXPECT_EQ(matches_reference(text), "");
+}
+
+TEST(MemoryCacheWrite, TileThatIsReadFirstIsLoadedFirst) {
+  // The recurrence reads the row before the one it writes: the cache must start with C's values.
+  std::string text = pattern(
+                         "  params N, T\n  input x : f32[T, N] in [-1, 1]\n  output y : f32[T, N]\n"
+                         "  y[t, n] = x[t, n]\n  for t in 1..T: y[t, n] = 0.5 * y[t - 1, n] + x[t, n]",
+                         "N = 12, T = 9") +
+                     "memory cpu {\n  cache_write(y.update(0), t, tile, yl)\n}\n";
+  EXPECT_NE(scheduled_lir(text).find("yl_in"), std::string::npos) << scheduled_lir(text);
+  EXPECT_EQ(matches_reference(text), "");
+}
+
+TEST(MemoryCacheRead, StencilRowsCopiedPerTile) {
+  std::string text = with_layers(kStencil, "H = 9, W = 14", "split(dst, y, 4, yo, yi)\n  parallel(dst, yo)",
+                                 "cache_read(src, dst, yo, tile, srct)");
+  std::string lir = scheduled_lir(text);
+  // 4 rows read 6 rows of src, all 16 columns.
+  EXPECT_NE(lir.find("allocate srct: f32[96]"), std::string::npos) << lir;
+  EXPECT_EQ(matches_reference(text), "");
+}
+
+TEST(MemoryCacheRead, GemmPanelOfB) {
+  EXPECT_EQ(matches_reference(with_layers(kGemm, kGemmSize, kGemmTiles,
+                                          "cache_read(B, C, jo, tile, Bt)\n  cache_write(C, jo, local, Cl)")),
+            "");
+}
+
+TEST(MemoryCache, ScopesAndStaleCopiesAreErrors) {
+  std::string e = schedule_error(with_layers(kGemm, kGemmSize, kGemmTiles, "cache_read(A, C, jo, shared, As)"));
+  EXPECT_NE(e.find("'cache_read(A, C, jo, shared, As)': scope 'shared' is GPU shared memory"), std::string::npos) << e;
+  EXPECT_NE(e.find("hint: on cpu use tile"), std::string::npos) << e;
+  e = schedule_error(with_layers(kGemm, "M = 10, N = 200, K = 7", kGemmTiles, "cache_write(C, io, local, Cl)"));
+  EXPECT_NE(e.find("more than registers hold"), std::string::npos) << e;
+  e = schedule_error(pattern("  params N\n  input x : f32[N] in [-1, 1]\n  output y : f32[N]\n  temp t : f32[N]\n"
+                             "  t[i] = x[i]\n  for s in 0..2: t[i] = t[i] + 1.0\n  y[i] = t[i]",
+                             "N = 8") +
+                     "memory cpu {\n  cache_read(t, t.update(0), s, tile, tc)\n}\n");
+  EXPECT_NE(e.find("go stale"), std::string::npos) << e;
+}
+
+TEST(MemoryLayout, PackedInputIsPackedAtEntry) {
+  std::string text = with_layers(kGemm, kGemmSize, kGemmTiles, "layout(B, pack(1, 8))");
+  std::string lir = scheduled_lir(text);
+  EXPECT_NE(lir.find("B_packed"), std::string::npos) << lir;
+  EXPECT_EQ(matches_reference(text), "");
+}
+
+TEST(MemoryLayout, TempStorageReordered) {
+  EXPECT_EQ(matches_reference(with_layers(
+                "  params H, W\n  input x : f32[H, W] in [-1, 1]\n  output y : f32[H, W]\n  temp t : f32[H, W]\n"
+                "  t[a, b] = x[a, b] * 3.0\n  y[a, b] = t[a, b] + mirror(t)[a + 1, b - 2]",
+                "H = 5, W = 7", "parallel(y, a)", "layout(t, order(1, 0))\n  layout(t, pack(0, 4))")),
+            "");
+}
+
+TEST(MemoryLayout, OutputKeepsTheAbiLayout) {
+  std::string e = schedule_error(with_layers(kGemm, kGemmSize, kGemmTiles, "layout(C, order(1, 0))"));
+  EXPECT_NE(e.find("is an output, which keeps the row-major layout"), std::string::npos) << e;
+}
+
+TEST(MemoryAlign, TempsAlignedAndArgumentsUpToTheHarnessGuarantee) {
+  std::string text = with_layers(kGemm, kGemmSize, kGemmTiles,
+                                 "cache_read(B, C, jo, tile, Bt)\n  align(Bt, 128)\n  align(A, 64)");
+  EXPECT_NE(scheduled_lir(text).find("aligned 128"), std::string::npos) << scheduled_lir(text);
+  auto l = ir::testing::load(text);
+  ASSERT_TRUE(l.inst);
+  std::string source = codegen::emit_c_source(*l.inst);
+  EXPECT_NE(source.find("__builtin_assume_aligned(A, 64)"), std::string::npos) << source;
+  EXPECT_NE(source.find("aligned(128)"), std::string::npos) << source;
+  EXPECT_EQ(matches_reference(text), "");
+  std::string e = schedule_error(with_layers(kGemm, kGemmSize, kGemmTiles, "align(A, 128)"));
+  EXPECT_NE(e.find("the harness aligns tensors to 64 bytes"), std::string::npos) << e;
+}
+
+TEST(MemoryLayer, DoubleBufferIsForGpuSharedMemory) {
+  std::string e = schedule_error(with_layers(kGemm, kGemmSize, kGemmTiles,
+                                             "cache_read(B, C, jo, tile, Bt)\n  double_buffer(Bt)"));
+  EXPECT_NE(e.find("double_buffer applies to gpu shared memory"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace ekb::lir
