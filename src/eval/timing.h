@@ -2,7 +2,9 @@
 // on the same inputs, so that drift of the machine (frequency, other load) hits both alike.
 //
 //  - warm-up: `warmup_runs` calls of each, not recorded;
-//  - rounds: each round calls both once (the order alternating between rounds) on one input set,
+//  - rounds: each round calls both (the order alternating between rounds) on one input set: the
+//    slower once, the faster as many times as fit in the slower's duration (up to
+//    `max_calls_per_round`), so a fast candidate of a slow baseline still gets a precise median;
 //    the sets rotating between rounds; rounds continue until both have `min_runs` runs, either has
 //    accumulated `min_time_s` of measured time and both medians are known to `target_precision`
 //    (their estimated relative standard error, from the interquartile range: a noisy kernel gets
@@ -28,6 +30,7 @@ struct TimingOptions {
   int min_runs = 5;
   int max_runs = 1000;
   double target_precision = 0.01;  // relative standard error of each median
+  int max_calls_per_round = 32;     // of the faster kernel, when the other is much slower
   int warmup_runs = 1;  // the correctness trials just before have warmed both kernels already
   double max_time_s = 30;  // wall-clock budget of the timing phase (checks included)
   bool flush = true;
