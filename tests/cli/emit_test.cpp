@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <sstream>
+#include "test_paths.h"
 
 namespace {
 
@@ -52,7 +53,7 @@ std::string relu6_solution(const std::string& schedule) {
   std::ifstream in(EKB_SOURCE_DIR "/suite/nn/relu6.ekb");
   std::stringstream text;
   text << in.rdbuf() << "\nschedule cpu {\n" << schedule << "\n}\n";
-  std::string path = ::testing::TempDir() + "/ekb_emit_schedule.ekb";
+  std::string path = ekb::testing::private_temp_path("ekb_emit_schedule", ".ekb");
   std::ofstream(path) << text.str();
   return path;
 }
@@ -68,7 +69,8 @@ TEST(CliEmit, ScheduleFilePrintsTheScheduledC) {
 TEST(CliEmit, IllegalScheduleIsAnErrorWithItsLocation) {
   Result r = ekb("emit nn.relu6/mbv2_035_96_48x48x48 --schedule " + relu6_solution("  unroll(y, q, 4)"));
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(contains(r.err, "ekb_emit_schedule.ekb:")) << r.err;
+  EXPECT_TRUE(contains(r.err, "ekb_emit_schedule_CliEmit.IllegalScheduleIsAnErrorWithItsLocation_")) << r.err;
+  EXPECT_TRUE(contains(r.err, ".ekb:20:")) << r.err;
   EXPECT_TRUE(contains(r.err, "has no loop 'q'")) << r.err;
 }
 

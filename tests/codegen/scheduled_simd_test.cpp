@@ -12,6 +12,7 @@
 #include "ir/printer.h"
 #include "suite/suite.h"
 #include "../ir/ir_test_util.h"
+#include "test_paths.h"
 
 namespace ekb::codegen {
 namespace {
@@ -32,8 +33,8 @@ std::string scheduled_gemm_source() {
 }
 
 std::string assembly_of(const std::string& source) {
-  std::string dir = ::testing::TempDir();
-  std::string c = dir + "/ekb_simd_gemm.c", s = dir + "/ekb_simd_gemm.s";
+  std::string c = ekb::testing::private_temp_path("ekb_simd_gemm", ".c");
+  std::string s = ekb::testing::private_temp_path("ekb_simd_gemm", ".s");
   std::ofstream(c) << source;
   std::string cmd = "clang -O3 -march=native -fopenmp -S -include " EKB_SOURCE_DIR "/include/ekb/ekb_abi.h " + c +
                     " -o " + s + " 2>&1";

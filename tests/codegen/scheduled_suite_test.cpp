@@ -10,6 +10,7 @@
 #include "eval/solution_set.h"
 #include "ir/printer.h"
 #include "suite/suite.h"
+#include "test_paths.h"
 
 namespace ekb::codegen {
 namespace {
@@ -25,7 +26,7 @@ std::string scheduled_solution_matches(const std::string& workload, const std::s
   auto w = embedded().find_workload(workload);
   if (!w) return "no workload " + workload;
   ir::Instance inst = suite::bind_workload(*w);
-  std::string path = ::testing::TempDir() + "/ekb_scheduled_solution.ekb";
+  std::string path = ekb::testing::private_temp_path("ekb_scheduled_solution", ".ekb");
   std::ofstream(path) << ir::print_pattern(w->pattern->module.pattern) << "\nschedule cpu {\n" << schedule << "\n}\n"
                       << (memory.empty() ? "" : "memory cpu {\n" + memory + "\n}\n");
   eval::CandidateRef c{*w, "solution.ekb", 0, path, false};

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "schedule_test_util.h"
+#include "test_paths.h"
 
 namespace ekb::lir {
 namespace {
@@ -76,8 +77,8 @@ TEST(ScheduleLoopKinds, VectorizedLoopIsPackedSimdInTheAssembly) {
   ASSERT_TRUE(l.inst) << l.diags;
   std::string source = codegen::emit_c_source(*l.inst);
   ASSERT_NE(source.find("#pragma clang loop vectorize(assume_safety)"), std::string::npos) << source;
-  std::string dir = ::testing::TempDir();
-  std::string c = dir + "/ekb_vectorize.c", s = dir + "/ekb_vectorize.s";
+  std::string c = ekb::testing::private_temp_path("ekb_vectorize", ".c");
+  std::string s = ekb::testing::private_temp_path("ekb_vectorize", ".s");
   std::ofstream(c) << source;
   std::string cmd = "clang -O3 -march=native -fno-unroll-loops -S -include " EKB_SOURCE_DIR
                     "/include/ekb/ekb_abi.h " + c + " -o " + s + " 2>&1";

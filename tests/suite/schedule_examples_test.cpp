@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include "test_paths.h"
 
 namespace ekb::suite {
 namespace {
@@ -18,7 +19,7 @@ const Suite& embedded() {
 
 // A solutions directory with an all.ekb for each of `patterns`, each file holding its pattern name.
 std::string examples_dir(const std::vector<std::string>& patterns) {
-  fs::path dir = fs::path(::testing::TempDir()) / "ekb_schedule_examples";
+  fs::path dir = ekb::testing::private_temp_path("ekb_schedule_examples");
   fs::remove_all(dir);
   for (const auto& p : patterns) {
     fs::create_directories(dir / p);
