@@ -34,6 +34,11 @@ def med(k): return st.median([x[k] for x in c]) if c else float("nan")
 print(f"{sys.argv[2]:>5}: {wall:7.1f} s wall for {len(rs)} workloads ({wall/len(rs):.2f} s each); "
       f"correct {sum(r['correct'] for r in rs)}/{len(rs)}; median per candidate: compile {med('compile_s'):.3f} s, "
       f"check {med('check_s'):.3f} s, time {med('time_s'):.3f} s")
+# Kernel time in the timed rounds (median x runs, both kernels), against the wall time: what is
+# left is the harness's own work (checks, cache flushes, poisoning, references, worker starts).
+kernel = sum((r["time_ms"]["median"] * r["time_ms"]["runs"] + r["baseline_ms"]["median"] * r["baseline_ms"]["runs"]) / 1e3
+             for r in rs if r.get("time_ms") and r.get("baseline_ms"))
+print(f"       timed kernel calls about {kernel:.1f} s of the {wall:.1f} s (the rest is the harness's own work)")
 sp = [r["speedup"] for r in rs if r.get("speedup")]
 if sp:
     sp.sort()
