@@ -63,20 +63,28 @@ TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int ca
   };
 
   double last_ms[2] = {0, 0};  // the latest duration of each: how many calls of the faster fit
+  // Each kernel walks through the input sets on its own, one set per call, so that no two
+  // consecutive calls of a kernel see the same inputs: a kernel that compares a few input values
+  // with its previous call's and replays its previous answer then never gets to replay, also when
+  // it is the faster one called many times in a round. With one call each per round, both kernels
+  // of a round see the same set (written into the arena once per round).
+  int calls_made[2] = {0, 0};
+  auto next_set = [&](int which) -> const Trial& {
+    return *input_sets[static_cast<size_t>(calls_made[which]++) % input_sets.size()];
+  };
   for (int which = 0; which < 2; ++which) {
     for (int w = 0; w < options.warmup_runs; ++w) {
       CallSpec spec;
       spec.poison_pattern = w % kPoisonPatterns;
       spec.flush = options.flush;
       spec.scrub_bytes = options.scrub_bytes;
-      CallResult r = session.call(slots[which], *input_sets[w % input_sets.size()], spec);
+      CallResult r = session.call(slots[which], next_set(which), spec);
       if (!r.ok()) return fail(which, r, "warm-up run " + std::to_string(w + 1));
       last_ms[which] = r.ms;
     }
   }
 
   for (int round = 0;; ++round) {
-    const Trial& set = *input_sets[static_cast<size_t>(round) % input_sets.size()];
     // When one kernel is much faster (a 30 ms candidate against a 7 s baseline), it runs several
     // times per round, as many as fit in the slower one's duration: otherwise the time budget ends
     // the measurement after a handful of rounds and the fast kernel's median rests on 3 samples.
@@ -95,6 +103,7 @@ TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int ca
         spec.flush = options.flush;
         spec.scrub_bytes = options.scrub_bytes;
         spec.remember_outputs = true;  // a verified answer makes the next call's check a memcmp
+        const Trial& set = next_set(which);
         CallResult r = session.call(slots[which], set, spec);
         if (!r.ok()) return fail(which, r, "timed run " + std::to_string(round + 1) + " on " + set.label);
         samples[which].push_back(r.ms);

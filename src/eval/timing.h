@@ -2,10 +2,10 @@
 // on the same inputs, so that drift of the machine (frequency, other load) hits both alike.
 //
 //  - warm-up: `warmup_runs` calls of each, not recorded;
-//  - rounds: each round calls both (the order alternating between rounds) on one input set: the
-//    slower once, the faster as many times as fit in the slower's duration (up to
-//    `max_calls_per_round`), so a fast candidate of a slow baseline still gets a precise median;
-//    the sets rotating between rounds; rounds continue until both have `min_runs` runs, either has
+//  - rounds: each round calls both (the order alternating between rounds): the slower once, the
+//    faster as many times as fit in the slower's duration (up to `max_calls_per_round`), so a fast
+//    candidate of a slow baseline still gets a precise median; each kernel takes the input sets in
+//    turn, a new one on every call (no kernel sees the same inputs twice in a row); rounds continue until both have `min_runs` runs, either has
 //    accumulated `min_time_s` of measured time and both medians are known to `target_precision`
 //    (their estimated relative standard error, from the interquartile range: a noisy kernel gets
 //    more runs, a steady long one fewer), or until `max_runs`, or the `max_time_s` budget;
@@ -26,9 +26,9 @@
 namespace ekb::eval {
 
 struct TimingOptions {
-  double min_time_s = 0.1;
+  double min_time_s = 0.05;
   int min_runs = 5;
-  int max_runs = 1000;
+  int max_runs = 500;
   double target_precision = 0.01;  // relative standard error of each median
   int max_calls_per_round = 32;     // of the faster kernel, when the other is much slower
   int warmup_runs = 1;  // the correctness trials just before have warmed both kernels already

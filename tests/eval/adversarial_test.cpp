@@ -14,6 +14,7 @@ struct CorpusEntry {
   std::string file;      // name within tests/adversarial/
   std::string workload;  // PATTERN/WORKLOAD
   std::string expect;    // error kind name, "none" to pass
+  double max_speedup = 0;  // `// max_speedup:` of a passing kernel whose speedup must stay honest
 };
 
 std::string header_value(const std::string& text, const std::string& key) {
@@ -32,7 +33,9 @@ std::vector<CorpusEntry> corpus() {
     if (!f.is_regular_file() || (ext != ".c" && ext != ".cpp")) continue;
     std::ifstream in(f.path());
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    out.push_back({f.path().filename().string(), header_value(text, "workload"), header_value(text, "expect")});
+    const std::string max_speedup = header_value(text, "max_speedup");
+    out.push_back({f.path().filename().string(), header_value(text, "workload"), header_value(text, "expect"),
+                   max_speedup.empty() ? 0.0 : std::stod(max_speedup)});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
   return out;
@@ -55,6 +58,7 @@ TEST_P(AdversarialTest, GetsTheRightVerdict) {
     ASSERT_TRUE(r.speedup.has_value());
     EXPECT_GT(*r.speedup, 0);
     EXPECT_GT(r.time->runs, 0);
+    if (c.max_speedup > 0) EXPECT_LE(*r.speedup, c.max_speedup) << c.file << ": a replayed answer was timed";
   } else {
     EXPECT_FALSE(r.correct);
     EXPECT_FALSE(r.message.empty());
