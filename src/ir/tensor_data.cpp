@@ -67,14 +67,12 @@ uint16_t f16_bits(double v) {
   double r = std::fabs(round_f16(v));
   if (std::isinf(r)) return sign | 0x7C00;
   if (r == 0) return sign;
-  if (r < std::ldexp(1.0, -14)) {  // subnormal: multiples of 2^-24
-    return sign | static_cast<uint16_t>(std::ldexp(r, 24));
-  }
-  int e = 0;
-  double m = std::frexp(r, &e);  // r = m * 2^e, m in [0.5, 1)
-  uint16_t exp_field = static_cast<uint16_t>(e - 1 + 15);
-  uint16_t mant = static_cast<uint16_t>(std::ldexp(m * 2 - 1, 10));
-  return sign | static_cast<uint16_t>(exp_field << 10) | mant;
+  if (r < 0x1p-14) return sign | static_cast<uint16_t>(r * 0x1p24);  // subnormal: multiples of 2^-24
+  // r is an f16 value: its exponent and the top 10 of its 52 fraction bits are the f16's fields.
+  uint64_t u;
+  std::memcpy(&u, &r, 8);
+  const int e = static_cast<int>(u >> 52) - 1023;
+  return sign | static_cast<uint16_t>((e + 15) << 10) | static_cast<uint16_t>((u >> 42) & 0x3FF);
 }
 
 double f16_value(uint16_t bits) {
@@ -134,45 +132,52 @@ double next_up(ScalarType t, double v) {
 double next_down(ScalarType t, double v) { return -next_up(t, -v); }
 
 namespace {
-void put_le(std::vector<uint8_t>& out, uint64_t v, int bytes) {
-  for (int b = 0; b < bytes; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
+void store_le(uint8_t* p, uint64_t v, int bytes) {
+  for (int b = 0; b < bytes; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
 }
 uint64_t get_le(const uint8_t* p, int bytes) {
   uint64_t v = 0;
   for (int b = 0; b < bytes; ++b) v |= static_cast<uint64_t>(p[b]) << (8 * b);
   return v;
 }
+// Stores every element of `values` converted by `bits` as a `Bytes`-wide little-endian word (the
+// loop per type, not per element, keeps inputs of millions of elements cheap to serialize).
+template <int Bytes, class Values, class Bits>
+void store_all(uint8_t* out, const Values& values, Bits bits) {
+  for (size_t k = 0; k < values.size(); ++k) store_le(out + k * Bytes, bits(values[k]), Bytes);
+}
 }  // namespace
 
 std::vector<uint8_t> to_bytes(const TensorData& t) {
   int64_t n = t.num_elements();
   int bs = t.type == ScalarType::Index ? 8 : byte_size(t.type);
-  std::vector<uint8_t> out;
-  out.reserve(static_cast<size_t>(n * bs));
   bool fl = t.is_float();
   if (fl ? static_cast<int64_t>(t.f.size()) != n : static_cast<int64_t>(t.i.size()) != n)
     throw std::runtime_error("to_bytes: tensor data does not match its shape");
-  for (int64_t k = 0; k < n; ++k) {
-    switch (t.type) {
-      case ScalarType::F16: put_le(out, f16_bits(t.f[k]), 2); break;
-      case ScalarType::BF16: put_le(out, bf16_bits(t.f[k]), 2); break;
-      case ScalarType::F32: {
-        float x = static_cast<float>(t.f[k]);
+  std::vector<uint8_t> out(static_cast<size_t>(n * bs));
+  uint8_t* p = out.data();
+  switch (t.type) {
+    case ScalarType::F16: store_all<2>(p, t.f, [](double x) { return f16_bits(x); }); break;
+    case ScalarType::BF16: store_all<2>(p, t.f, [](double x) { return bf16_bits(x); }); break;
+    case ScalarType::F32:
+      store_all<4>(p, t.f, [](double x) {
+        const float f = static_cast<float>(x);
         uint32_t u;
-        std::memcpy(&u, &x, 4);
-        put_le(out, u, 4);
-        break;
-      }
-      case ScalarType::F64: {
+        std::memcpy(&u, &f, 4);
+        return u;
+      });
+      break;
+    case ScalarType::F64:
+      store_all<8>(p, t.f, [](double x) {
         uint64_t u;
-        std::memcpy(&u, &t.f[k], 8);
-        put_le(out, u, 8);
-        break;
-      }
-      default:
-        put_le(out, static_cast<uint64_t>(wrap_int(t.type, t.i[k])), bs);
-        break;
-    }
+        std::memcpy(&u, &x, 8);
+        return u;
+      });
+      break;
+    default:
+      for (int64_t k = 0; k < n; ++k)
+        store_le(p + k * bs, static_cast<uint64_t>(wrap_int(t.type, t.i[static_cast<size_t>(k)])), bs);
+      break;
   }
   return out;
 }

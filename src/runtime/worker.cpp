@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -81,7 +82,11 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
   }
   if (drop) (void)!::fchown(log_fd, uid, gid);
 
-  // Everything the child needs is built before fork: between fork and exec only system calls.
+  // posix_spawn, not fork: the evaluating process holds hundreds of MB of inputs and reference
+  // answers, and fork would copy its page tables and make every later write to them a copy-on-write
+  // fault, for a child that execs at once (glibc spawns with CLONE_VM | CLONE_VFORK). The worker
+  // arms its own parent-death signal first thing (sandbox.cpp) and exits if `parent` is gone by
+  // then.
   const pid_t parent = ::getpid();
   std::vector<std::string> argv_s = {
       options_.executable, "worker", "--fd", "3", "--backend", options_.backend,
@@ -94,31 +99,32 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
 
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own process group: a timeout kills everything it started
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (::getppid() != parent) ::_exit(0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::dup2(null_fd, 0);
-    ::dup2(log_fd, 1);
-    ::dup2(log_fd, 2);
-    if (sv[1] == 3) ::fcntl(3, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
-    else ::dup2(sv[1], 3);
-    ::syscall(SYS_close_range, 4u, ~0u, 0u);  // no other descriptor of the parent leaks in
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  int fork_errno = errno;
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_adddup2(&actions, null_fd, 0);
+  posix_spawn_file_actions_adddup2(&actions, log_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, log_fd, 2);
+  posix_spawn_file_actions_adddup2(&actions, sv[1], 3);  // onto itself: clears close-on-exec
+  posix_spawn_file_actions_addclosefrom_np(&actions, 4);  // no other descriptor leaks in
+  // Its own process group, so that a timeout kills everything it started; no blocked signals.
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+  pid_t pid = -1;
+  const int spawn_errno = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   ::close(sv[1]);
   ::close(log_fd);
   ::close(null_fd);
-  if (pid < 0) {
+  if (spawn_errno != 0) {
     ::close(sv[0]);
     std::filesystem::remove_all(scratch_dir_);
-    throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
+    throw std::runtime_error(std::string("cannot start the worker ") + argv_s[0] + ": " + std::strerror(spawn_errno));
   }
   ::setpgid(pid, pid);  // also here, so that no kill can race the child's own setpgid
   pid_ = pid;
