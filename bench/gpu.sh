@@ -1,29 +1,86 @@
 #!/usr/bin/env bash
-# The cuda backend on a GPU machine, in one call (issue #5):
-#  1. what the machine has (GPU, nvcc, g++, the build's dependencies), then a CMake + g++ build;
+# The GPU backends on a GPU machine, in one call (issue #5), within one device command's limit:
+#  1. what the machine has (GPU, nvcc, g++, the build's dependencies), then a CMake + g++ build of
+#     ekb, or the binaries carried in the build directory (bench/gpu_carry.sh prepares them);
+#     the vendor binary (bench/gpu_vendor.cu) carried, or built with nvcc meanwhile;
 #  2. the GPU tests: the CUDA corpus (tests/adversarial/cuda/), the native default on a few
-#     workloads, a sticky error contained;
-#  3. the whole suite's correctness with `ekb eval --backend cuda -s native` (the default GPU
-#     schedule evaluated against itself, so every result is "correct or not" under the full
-#     protocol), in parallel shards, then a short table by domain and the failures.
+#     workloads, a sticky error contained, the calibration kernels; the OpenCL device tests;
+#  3. `ekb calibrate --backend cuda`: the roofline (bandwidth, FP32 and FP16 FMA peaks); the same
+#     for opencl on the NVIDIA platform (bandwidth, FP32) where the carried ekb has it;
+#  4. the table, per pattern: the native default lowering, the hand-written schedule
+#     (examples/schedules-cuda/, where one exists) and cuBLAS/cuDNN (where one applies), each as
+#     median time (p25-p75), speedup over the default and roofline fraction; and the OpenCL-vs-CUDA
+#     time ratio of the same kernels (OpenCL on the NVIDIA platform; target <= 1.5x). ekb times
+#     default and scheduled interleaved (src/eval/timing.h); the vendor binary times the same way;
+#     bench/gpu_table.py prints the table from the runs' results;
+#  5. the whole suite's correctness on cuda, then on opencl (NVIDIA platform), with
+#     `ekb eval --backend B -s native --no-timing` (the default lowering against itself, so every
+#     result is "correct or not" under the full protocol), in parallel shards, then a short table
+#     by domain and the failures. A shard cut short by the time budget reports what it finished.
+# Steps 4 and 5 need a quiet GPU for 4 only, so 4 comes first; 5 takes what is left of the budget.
+#
 # Usage: bench/gpu.sh [N|all] [build dir]   (N: that many workloads spread evenly over the suite)
-# Logs and results JSON go to $OUT when set (the device machine), else to a temporary directory.
+#   EKB_GPU_BUDGET_S   wall-clock budget of the whole script, seconds (default 530: a device
+#                      command may run 600 s)
+#   EKB_GPU_STEPS      which of "tests calibrate table cuda opencl" to run (default: all; the whole
+#                      list can outrun one call's budget: the suites then stop early and report what
+#                      they finished, so a second call with EKB_GPU_STEPS="cuda opencl" completes them)
+#   EKB_GPU_USE_CARRIED=1  use the binaries in the build directory even where ekb could be built
+#   EKB_GPU_TABLE      workloads of the table (default: the largest f32 workload of each pattern
+#                      with a CUDA schedule or a vendor kernel, and a 4096^3 GEMM for the vendor)
+# On the device machine (carry what bench/gpu_carry.sh prints):
+#   export LD_LIBRARY_PATH=$PWD/.gpu-libs; bash bench/gpu.sh all build-cuda 2>&1 | tee $OUT/gpu.log
+# Everything in one call fits the budget only in part (the suites alone took 187 s on cuda): for
+# complete suites, a first call with EKB_GPU_STEPS="tests calibrate table", a second with "cuda opencl".
+# Files under $OUT (at most 7, so that a tee'd log is the 8th): configure.log and build.log (when
+# building), gpu_tests.log, eval.log, gpu-results.json, opencl-results.json, bench.json
+# (calibration, table rows, vendor output). Without $OUT: a temporary directory.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 n="${1:-all}"
 build="${2:-build-gpu}"
 out="${OUT:-$(mktemp -d)}"
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 export EKB_CACHE_DIR="$work/cache"
+budget="${EKB_GPU_BUDGET_S:-530}"
 t0=$(date +%s)
+seconds_left() { echo $(( budget - ($(date +%s) - t0) )); }
+steps=" ${EKB_GPU_STEPS:-tests calibrate table cuda opencl} "
+step() { [[ "$steps" == *" $1 "* ]]; }
 
 echo "== machine"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader 2>&1 | head -2
+gpu_facts=$(nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -2)
+echo "  $gpu_facts"
 nvcc --version 2>&1 | tail -2 | head -1
 g++ --version 2>&1 | head -1
 cmake --version 2>&1 | head -1
 echo "ninja $(ninja --version 2>&1)"
-ls -l /dev/nvidia* 2>&1 | awk '{print "  " $1, $NF}' | head -4
+{ ls -l /dev/nvidia* 2>/dev/null || echo "  no /dev/nvidia*"; } | awk '{print "  " $1, $NF}' | head -4
+# sm_XX of device 0, for the vendor binary ("9.0" -> sm_90); empty without a GPU.
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+[ -n "$arch" ] && arch="sm_$arch"
+
+# cuBLAS/cuDNN for the vendor binary: the toolkit's, else the CUDA wheels of the machine's Python.
+wheel_libs=$(python3 -c '
+import glob, sys
+print(":".join(sorted({d for p in sys.path for d in glob.glob(p + "/nvidia/*/lib")})))' 2>/dev/null)
+vendor_env=(env "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64${wheel_libs:+:$wheel_libs}")
+vendor="$build/ekb_gpu_vendor"
+vendor_build_pid=""
+if [ -x "$vendor" ]; then
+  echo "== vendor binary: carried $vendor"
+elif command -v nvcc > /dev/null && [ -n "$arch" ]; then
+  # Built meanwhile (a minute of nvcc), waited for before the table.
+  vendor="$work/ekb_gpu_vendor"
+  echo "== vendor binary: building bench/gpu_vendor.cu for $arch in the background"
+  nvcc -O3 -std=c++17 -arch="$arch" -o "$vendor" bench/gpu_vendor.cu -ldl > "$work/vendor-build.log" 2>&1 &
+  vendor_build_pid=$!
+else
+  echo "== vendor binary: none carried, and no nvcc or no GPU to build it for: no vendor column"
+  vendor=""
+fi
+
 echo "== build dependencies (CMake fetches nothing: all must be installed)"
 missing=0
 for h in fmt/core.h nlohmann/json.hpp CLI/CLI.hpp SQLiteCpp/SQLiteCpp.h sqlite3.h xxhash.h gtest/gtest.h; do
@@ -33,9 +90,13 @@ done
 tests=OFF
 { [ -e /usr/include/gtest/gtest.h ] || [ -e /usr/local/include/gtest/gtest.h ]; } && tests=ON
 prebuilt=0
-if [ "$missing" = 1 ]; then
+if [ -n "${EKB_GPU_USE_CARRIED:-}" ] && [ -x "$build/ekb" ]; then
+  echo "== using the ekb carried in $build (EKB_GPU_USE_CARRIED)"
+  prebuilt=1
+  [ -x "$build/tests/ekb_tests" ] && tests=ON || tests=OFF
+elif [ "$missing" = 1 ]; then
   echo "!! a dependency of the build is missing on this machine: cannot build ekb here"
-  [ -x "$build/ekb" ] || exit 1
+  [ -x "$build/ekb" ] || { echo "!! and no ekb was carried in $build (bench/gpu_carry.sh)"; exit 1; }
   # Binaries built on another machine and carried here (their libraries on $LD_LIBRARY_PATH).
   echo "!! using the ekb carried in $build instead"
   prebuilt=1
@@ -43,59 +104,173 @@ if [ "$missing" = 1 ]; then
 fi
 
 if [ "$prebuilt" = 0 ]; then
-echo "== build ($build, g++, Release, tests $tests)"
-if ! CXX=g++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEKB_BUILD_TESTS=$tests \
-    > "$out/configure.log" 2>&1; then
-  tail -20 "$out/configure.log"; exit 1
-fi
-targets=(ekb); [ "$tests" = ON ] && targets+=(ekb_tests)
-if ! cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" > "$out/build.log" 2>&1; then
-  grep -E "error|Error" "$out/build.log" | head -20; exit 1
-fi
-echo "  built in $(( $(date +%s) - t0 )) s"
+  echo "== build ($build, g++, Release, tests $tests)"
+  if ! CXX=g++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEKB_BUILD_TESTS=$tests \
+      > "$out/configure.log" 2>&1; then
+    tail -20 "$out/configure.log"; exit 1
+  fi
+  targets=(ekb); [ "$tests" = ON ] && targets+=(ekb_tests)
+  if ! cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" > "$out/build.log" 2>&1; then
+    grep -E "error|Error" "$out/build.log" | head -20; exit 1
+  fi
+  echo "  built in $(( $(date +%s) - t0 )) s"
 fi
 ekb="$build/ekb"
+# The opencl backend is there when eval takes --platform (a carried ekb may predate it).
+has_opencl=0
+"$ekb" eval --help 2>/dev/null | grep -q -- "--platform" && has_opencl=1
+opencl_args=(--backend opencl --platform nvidia)
 
-if [ "$tests" = ON ]; then
+if [ "$tests" = ON ] && step tests; then
   echo "== GPU tests"
-  "$build/tests/ekb_tests" --gtest_filter='CudaDevice.*:Files/CudaCorpus.*:CudaBackend.*:CudaDriver.*:CudaEmitter.*' \
-    > "$out/gpu_tests.log" 2>&1
-  grep -E "^\[  (FAILED|  OK|  SKIPPED) \]|Failure|Expected|Which is|error:" "$out/gpu_tests.log" | head -40
-  tail -3 "$out/gpu_tests.log"
+  filter='CudaDevice.*:Files/CudaCorpus.*:CudaBackend.*:CudaDriver.*:CudaEmitter.*:CudaCalibration.*'
+  # OpenCL device tests (on every platform found; the NVIDIA one here), not the whole-suite ones.
+  [ "$has_opencl" = 1 ] && filter+=':OpenCL*:*/OpenCL*-*Suite*'
+  timeout 240 "$build/tests/ekb_tests" --gtest_filter="$filter" > "$out/gpu_tests.log" 2>&1
+  grep -E "^\[  (FAILED|  OK|  SKIPPED) \]|Failure|Expected|Which is|error:" "$out/gpu_tests.log" | head -70
+  grep -E "^\[==========\] .* ran|^\[  PASSED  \]|^\[  (FAILED|SKIPPED) \] [0-9]+ test" "$out/gpu_tests.log"
+  echo "  ($(( $(date +%s) - t0 )) s so far)"
 fi
 
-echo "== the suite on cuda: native default, correctness under the full protocol"
-mapfile -t names < <("$ekb" list --json | python3 -c "
+if [ -z "$arch" ]; then
+  # The tests above say for themselves why they skipped; everything below needs the GPU.
+  echo "!! no NVIDIA GPU (nvidia-smi found none): no calibration, table or suite runs"
+  echo "== total $(( $(date +%s) - t0 )) s"
+  exit 0
+fi
+
+if step calibrate || step table; then
+echo "== calibration: ekb calibrate --backend cuda"
+if "$ekb" calibrate --backend cuda --db "$work/bench.db" --json > "$work/calibration.json" 2> "$work/calibrate.err"; then
+  python3 - "$work/calibration.json" <<'PY'
 import json, sys
-ws = [w['name'] for w in json.load(sys.stdin)]
+c = json.load(open(sys.argv[1])); d = c["details"]; b = d["bandwidth"]
+best = lambda m: m["best"]
+print(f"  {c['device']}")
+print(f"  bandwidth {c['bandwidth_gbs']['best']:.0f} GB/s (copy kernel {best(b['copy_kernel_gbs']):.0f}, triad {best(b['triad_kernel_gbs']):.0f},"
+      f" cuMemcpyDtoD {best(b['memcpy_gbs']):.0f}; spread {100 * (1 - c['bandwidth_gbs']['worst'] / c['bandwidth_gbs']['best']):.1f}%)")
+print(f"  FP32 FMA {c['peak_gflops']['best'] / 1e3:.1f} TFLOP/s, FP16 half2 FMA {best(d['fp16x2_fma_gflops']) / 1e3:.1f} TFLOP/s;"
+      f" ridge {c['peak_gflops']['best'] / c['bandwidth_gbs']['best']:.1f} FLOP/byte; {sum(d['seconds'].values()):.1f} s")
+PY
+else
+  echo "  failed: $(tail -3 "$work/calibrate.err")"
+fi
+if [ "$has_opencl" = 1 ] && "$ekb" calibrate --help 2>/dev/null | grep -q -- "--platform"; then
+  echo "== calibration: ekb calibrate --backend opencl --platform nvidia"
+  "$ekb" calibrate --backend opencl --platform nvidia --db "$work/bench.db" 2>&1 | grep -v "^measuring" | sed 's/^/  /'
+fi
+fi
+
+"$ekb" list --json > "$work/list.json"
+
+if step table; then
+echo "== table: native default, scheduled (examples/schedules-cuda), cuBLAS/cuDNN; cuda and opencl"
+# Per workload: "NAME:PARAM=V,..." for the vendor, "sched"/"native" for ekb.
+python3 - "$work/list.json" examples/schedules-cuda "${EKB_GPU_TABLE:-}" > "$work/table-plan.txt" <<'PY'
+import json, os, sys
+ws = json.load(open(sys.argv[1])); sched_dir = sys.argv[2]; chosen = sys.argv[3].split()
+vendor_patterns = {"linalg.gemm", "nn.fc", "nn.pwconv", "nn.conv2d", "nn.dwconv3x3", "nn.dwconv3x3_relu6"}
+def has_schedule(w):
+    d = os.path.join(sched_dir, w["pattern"])
+    return os.path.isfile(os.path.join(d, w["workload"] + ".ekb")) or os.path.isfile(os.path.join(d, "all.ekb"))
+if not chosen:
+    patterns = set(vendor_patterns)
+    if os.path.isdir(sched_dir):
+        patterns |= {p for p in os.listdir(sched_dir) if os.path.isdir(os.path.join(sched_dir, p))}
+    best = {}
+    for w in ws:
+        if w["pattern"] in patterns and w["dtype"] == "f32" and not w["heldout"] and w["valid"]:
+            key = (has_schedule(w), w["flops"] + w["int_ops"], w["min_bytes"])
+            if w["pattern"] not in best or key > best[w["pattern"]][0]: best[w["pattern"]] = (key, w["name"])
+    chosen = sorted(name for _, name in best.values())
+by_name = {w["name"]: w for w in ws}
+for name in chosen:
+    w = by_name.get(name)
+    if not w: print(f"# {name}: no such workload", file=sys.stderr); continue
+    params = ",".join(f"{k}={v}" for k, v in w["bindings"].items() if isinstance(v, int))
+    kind = "sched" if has_schedule(w) else "native"
+    print(name, kind, f"{name}:{params}" if w["pattern"] in vendor_patterns else "-")
+# The 4096^3 SGEMM of the issue's target, for the vendor column, unless the suite has one.
+if not any(w["pattern"] == "linalg.gemm" and w["bindings"].get("NI") == 4096 == w["bindings"].get("NK")
+           for w in ws if w["name"] in chosen):
+    print("linalg.gemm/4096x4096x4096 vendor linalg.gemm/4096x4096x4096:NI=4096,NJ=4096,NK=4096")
+PY
+sched_ws=() native_ws=() vendor_specs=()
+while read -r name kind spec; do
+  case "$kind" in sched) sched_ws+=("$name");; native) native_ws+=("$name");; esac
+  [ "$spec" != "-" ] && vendor_specs+=("$spec")
+done < "$work/table-plan.txt"
+echo "  ${#sched_ws[@]} with a schedule, ${#native_ws[@]} default only, ${#vendor_specs[@]} vendor rows"
+# The vendor column first (its binary may still be compiling meanwhile), on a quiet GPU.
+: > "$work/vendor.jsonl"
+if [ -n "$vendor_build_pid" ]; then
+  wait "$vendor_build_pid" || { echo "  vendor build failed:"; grep -m5 error "$work/vendor-build.log"; vendor=""; }
+fi
+if [ -n "$vendor" ] && [ ${#vendor_specs[@]} -gt 0 ] && [ "$(seconds_left)" -gt 60 ]; then
+  timeout 120 "${vendor_env[@]}" "$vendor" --max-time 3 "${vendor_specs[@]}" > "$work/vendor.jsonl" 2> "$work/vendor.err" \
+    || echo "  vendor: exit $? ($(tail -2 "$work/vendor.err")$(head -c 300 "$work/vendor.jsonl"))"
+fi
+echo "  vendor: $(( $(date +%s) - t0 )) s so far"
+# ekb's table runs: each with a time limit, so that the suites below keep their share.
+table_eval() {  # LABEL SOLUTIONS BACKEND-ARGS... -- WORKLOADS...
+  local label=$1 solutions=$2; shift 2
+  local args=(); while [ "$1" != "--" ]; do args+=("$1"); shift; done; shift
+  [ $# -eq 0 ] && return
+  local limit=$(( $(seconds_left) / 3 )); [ "$limit" -gt 150 ] && limit=150
+  if [ "$limit" -lt 20 ]; then echo "  $label: skipped, out of time"; return; fi
+  timeout "$limit" "$ekb" eval "${args[@]}" -s "$solutions" --call-timeout 60 --db "$work/bench.db" --run "$label" \
+    --json "$work/$label.json" "$@" > "$work/$label.log" 2>&1 \
+    || echo "  $label: exit $? ($(tail -1 "$work/$label.log"))"
+  [ -e "$work/$label.json" ] || "$ekb" report "$label" --db "$work/bench.db" --json "$work/$label.json" > /dev/null 2>&1
+  echo "  $label: $(( $(date +%s) - t0 )) s so far"
+}
+table_eval cuda-sched examples/schedules-cuda --backend cuda -- "${sched_ws[@]}"
+table_eval cuda-native native --backend cuda -- "${native_ws[@]}"
+if [ "$has_opencl" = 1 ]; then
+  table_eval opencl-sched examples/schedules-cuda "${opencl_args[@]}" -- "${sched_ws[@]}"
+  table_eval opencl-native native "${opencl_args[@]}" -- "${native_ws[@]}"
+else
+  echo "  opencl: the carried ekb has no opencl backend (no --platform): no OpenCL columns"
+fi
+cat "$work"/cuda-*.log "$work"/opencl-*.log "$work/vendor.err" > "$out/eval.log" 2>/dev/null
+python3 bench/gpu_table.py "$work" "$out/bench.json"
+fi
+
+# ---- the whole suite's correctness, in shards (at most 8 result files come back: merged) ----
+mapfile -t names < <(python3 -c "
+import json
+ws = [w['name'] for w in json.load(open('$work/list.json'))]
 n = len(ws) if '$n' == 'all' else min(int('$n'), len(ws))
 print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
 shards=$(( $(nproc) / 2 )); [ "$shards" -gt 8 ] && shards=8; [ "$shards" -lt 1 ] && shards=1
-t1=$(date +%s)
-for ((k = 0; k < shards; ++k)); do
-  part=()
-  for ((i = k; i < ${#names[@]}; i += shards)); do part+=("${names[i]}"); done
-  # A time limit per shard: a run cut short still has its results in its database (ekb report).
-  # Correctness only (--no-timing): the self-speedup of the default is 1 by construction, and the
-  # per-pattern timing table is the scheduled kernels' business.
-  timeout "${EKB_GPU_SHARD_TIMEOUT:-420}" "$ekb" eval --backend cuda -s native --db "$work/shard$k.db" --run "gpu-$k" \
-    --json "$work/gpu-$k.json" --no-timing "${part[@]}" > "$work/eval-$k.log" 2>&1 &
-done
-wait
-echo "  ${#names[@]} workloads in $shards shards: $(( $(date +%s) - t1 )) s"
-for ((k = 0; k < shards; ++k)); do
-  [ -e "$work/gpu-$k.json" ] || { echo "  shard $k did not finish: $(tail -1 "$work/eval-$k.log")"; }
-done
-
-# At most 8 files come back from the device machine: one log per shard is too many, so the shards'
-# logs and results are merged into one file each.
-cat "$work"/eval-*.log > "$out/eval.log" 2>/dev/null
-python3 - "$work" "$shards" "$out" <<'PY'
+suite_eval() {  # LABEL LIMIT_S RESULTS_FILE BACKEND-ARGS...
+  local label=$1 limit=$2 results=$3; shift 3
+  echo "== the suite on $label: native default, correctness under the full protocol (limit ${limit} s)"
+  if [ "$limit" -lt 30 ]; then echo "  skipped: out of time"; return; fi
+  local t1; t1=$(date +%s)
+  for ((k = 0; k < shards; ++k)); do
+    local part=()
+    for ((i = k; i < ${#names[@]}; i += shards)); do part+=("${names[i]}"); done
+    # Correctness only (--no-timing): the self-speedup of the default is 1 by construction.
+    timeout "$limit" "$ekb" eval "$@" -s native --db "$work/$label-$k.db" --run "$label-$k" \
+      --json "$work/$label-$k.json" --no-timing "${part[@]}" > "$work/$label-eval-$k.log" 2>&1 &
+  done
+  wait
+  echo "  ${#names[@]} workloads in $shards shards: $(( $(date +%s) - t1 )) s"
+  for ((k = 0; k < shards; ++k)); do
+    if [ ! -e "$work/$label-$k.json" ]; then
+      # Cut short: what the shard finished is in its database.
+      echo "  shard $k did not finish: $(tail -1 "$work/$label-eval-$k.log")"
+      "$ekb" report "$label-$k" --db "$work/$label-$k.db" --json "$work/$label-$k.json" > /dev/null 2>&1
+    fi
+  done
+  cat "$work/$label"-eval-*.log >> "$out/eval.log" 2>/dev/null
+  python3 - "$work" "$label" "$shards" "$out/$results" <<'PY'
 import json, sys, os, collections
-out, shards = sys.argv[1], int(sys.argv[2])
+work, label, shards = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rs, device = [], None
 for k in range(shards):
-    p = f"{out}/gpu-{k}.json"
+    p = f"{work}/{label}-{k}.json"
     if not os.path.exists(p):
         print(f"  shard {k}: no results (see eval.log)"); continue
     doc = json.load(open(p)); rs += doc["results"]; device = device or doc.get("device")
@@ -110,12 +285,23 @@ def row(name, group):
           f"{sum(bool(r['correct']) for r in group):>9}{med:>18.3f}{(t[-1] if t else float('nan')):>8.2f}")
 for d in sorted(by): row(d, by[d])
 row("all", rs)
-json.dump(rs, open(f"{sys.argv[3]}/gpu-results.json", "w"))
+json.dump(rs, open(sys.argv[4], "w"))
 bad = [r for r in rs if not r.get("correct")]
 if bad:
     print(f"  failures ({len(bad)}):")
     for r in bad[:40]:
         print(f"    {r['workload']}: {r.get('error')}: {(r.get('message') or '')[:160]}")
 PY
+}
+# cuda fills the reference cache that opencl then reads: opencl gets the smaller share.
+reserve=0; [ "$has_opencl" = 1 ] && step opencl && reserve=$(( $(seconds_left) * 2 / 5 ))
+limit=$(( $(seconds_left) - reserve - 15 )); [ "$limit" -gt 420 ] && limit=420
+step cuda && suite_eval cuda "$limit" gpu-results.json --backend cuda
+if ! step opencl; then
+  :
+elif [ "$has_opencl" = 1 ]; then
+  suite_eval opencl "$(( $(seconds_left) - 15 ))" opencl-results.json "${opencl_args[@]}"
+else
+  echo "== the suite on opencl: skipped, the carried ekb has no opencl backend"
+fi
 echo "== total $(( $(date +%s) - t0 )) s"
-rm -rf "$work"

@@ -1,5 +1,6 @@
 // ekb calibrate: measures the device's roofline (memory bandwidth, peak FP32 rate) and stores it
 // in the results database and the cache directory, where reports look it up by backend and device.
+// cpu: eval/cpu_calibration.h; cuda: eval/cuda_calibration.h; opencl: eval/opencl_calibration.h.
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,8 @@
 #include "cli/commands.h"
 #include "cli/results_db.h"
 #include "eval/cpu_calibration.h"
+#include "eval/cuda_calibration.h"
+#include "eval/opencl_calibration.h"
 #include "results/calibration_cache.h"
 
 namespace ekb::cli {
@@ -20,6 +23,8 @@ struct CalibrateOptions {
   bool json = false;
   bool quick = false;
   int threads = 0;
+  int device = 0;
+  std::string platform;
 };
 
 std::string spread_line(const eval::Measurement& m, const char* unit) {
@@ -27,16 +32,36 @@ std::string spread_line(const eval::Measurement& m, const char* unit) {
                      m.spread() * 100);
 }
 
+// Best of each kernel in a details object {"name": {"best": ...}, ...}: "copy 1.0, triad 2.0".
+std::string best_of_each(const nlohmann::json& kernels, const std::vector<std::pair<std::string, std::string>>& names) {
+  std::string out;
+  for (const auto& [key, label] : names)
+    if (kernels.contains(key))
+      out += fmt::format("{}{} {:.1f}", out.empty() ? "" : ", ", label, kernels[key]["best"].get<double>());
+  return out;
+}
+
 void print_calibration(const eval::Calibration& c) {
   const auto& d = c.details;
-  fmt::print("{}: {}, {} threads{}\n", c.backend, c.device, d.value("threads", 0),
-             d.value("quick", false) ? ", quick: numbers not meaningful" : "");
+  const std::string quick = d.value("quick", false) ? ", quick: numbers not meaningful" : "";
+  if (c.backend == "cpu")
+    fmt::print("{}: {}, {} threads{}\n", c.backend, c.device, d.value("threads", 0), quick);
+  else
+    fmt::print("{}: {}{}\n", c.backend, c.device, quick);
   fmt::print("  memory bandwidth  {:8.1f} GB/s      ({})\n", c.bandwidth_gbs.best, spread_line(c.bandwidth_gbs, "GB/s"));
   if (d.contains("stream")) {
     const auto& s = d["stream"];
     fmt::print("    copy {:.1f} GB/s, triad {:.1f} GB/s over 3 x {:.0f} MiB arrays (last-level cache {:.0f} MiB)\n",
                s["copy_gbs"]["best"].get<double>(), s["triad_gbs"]["best"].get<double>(),
                s["array_bytes"].get<double>() / (1 << 20), s["last_level_cache_bytes"].get<double>() / (1 << 20));
+  }
+  if (d.contains("bandwidth")) {  // cuda, opencl
+    const auto& b = d["bandwidth"];
+    const double cache_bytes = d.value("l2_bytes", d.value("global_cache_bytes", 0.0));
+    fmt::print("    {} GB/s over {:.0f} MiB arrays (cache {:.0f} MiB); bytes read + written\n",
+               best_of_each(b, {{"copy_kernel_gbs", "copy kernel"}, {"triad_kernel_gbs", "triad kernel"},
+                                {"memcpy_gbs", "cuMemcpyDtoD"}}),
+               b["array_bytes"].get<double>() / (1 << 20), cache_bytes / (1 << 20));
   }
   fmt::print("  peak FP32         {:8.1f} GFLOP/s   ({})\n", c.peak_gflops.best, spread_line(c.peak_gflops, "GFLOP/s"));
   if (d.contains("fma_gflops")) {
@@ -45,19 +70,52 @@ void print_calibration(const eval::Calibration& c) {
       variants += fmt::format("{}{} {:.1f}", variants.empty() ? "" : ", ", isa, m["best"].get<double>());
     fmt::print("    by SIMD variant: {} GFLOP/s\n", variants);
   }
+  if (d.contains("fp16x2_fma_gflops")) {
+    const auto m = eval::measurement_from_json(d["fp16x2_fma_gflops"]);
+    fmt::print("  peak FP16 (half2) {:8.1f} GFLOP/s   ({}; not a roof: workloads are charged at the FP32 rate)\n",
+               m.best, spread_line(m, "GFLOP/s"));
+  }
   fmt::print("  ridge point       {:8.1f} FLOP/byte (kernels below it are memory bound)\n",
              c.peak_gflops.best / c.bandwidth_gbs.best);
 }
 
-void run_calibrate(const CalibrateOptions& o) {
-  if (o.backend != "cpu")
-    throw UsageError("calibrate measures the cpu backend only so far\n  hint: --backend cpu");
-  eval::CpuCalibrationOptions options;
+// The measurement itself; on cuda an exception says why the device cannot be calibrated.
+eval::Calibration measure(const CalibrateOptions& o) {
+  if (o.backend == "cpu") {
+    eval::CpuCalibrationOptions options;
+    options.quick = o.quick;
+    options.threads = o.threads;
+    if (!o.json) fmt::print("measuring memory bandwidth and peak FP32 rate on all cores...\n");
+    std::fflush(stdout);
+    return eval::calibrate_cpu(options);
+  }
+  if (o.backend == "cuda") {
+    eval::CudaCalibrationOptions options;
+    options.quick = o.quick;
+    options.device = o.device;
+    if (!o.json) fmt::print("measuring device memory bandwidth and peak FP32/FP16 rates on CUDA device {}...\n", o.device);
+    std::fflush(stdout);
+    try {
+      return eval::calibrate_cuda(options);
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string("cannot calibrate the cuda backend: ") + e.what());
+    }
+  }
+  eval::OpenCLCalibrationOptions options;
   options.quick = o.quick;
-  options.threads = o.threads;
-  if (!o.json) fmt::print("measuring memory bandwidth and peak FP32 rate on all cores...\n");
+  options.device = {o.platform, o.device};
+  if (!o.json) fmt::print("measuring device memory bandwidth and peak FP32 rate on OpenCL device {}{}...\n", o.device,
+                          o.platform.empty() ? "" : " of platform '" + o.platform + "'");
   std::fflush(stdout);
-  eval::Calibration c = eval::calibrate_cpu(options);
+  try {
+    return eval::calibrate_opencl(options);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string("cannot calibrate the opencl backend: ") + e.what());
+  }
+}
+
+void run_calibrate(const CalibrateOptions& o) {
+  eval::Calibration c = measure(o);
   std::string file = results::save_calibration_file(c);
   std::string stored_in = file;
   if (!o.no_db) {
@@ -86,6 +144,10 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
   add_db_option(cmd, o->db);
   cmd->add_flag("--no-db", o->no_db, "Only write the cache file, not the database");
   cmd->add_option("--threads", o->threads, "Threads to measure with (default: all hardware threads)");
+  cmd->add_option("--device", o->device, "cuda: the CUDA device ordinal; opencl: the device's index in its platform")
+      ->capture_default_str();
+  cmd->add_option("--platform", o->platform,
+                  "opencl: a case-insensitive substring of the platform's name (default: the first with a device)");
   cmd->add_flag("--quick", o->quick, "Tiny buffers and short runs, to check that it works (numbers not meaningful)");
   cmd->add_flag("--json", o->json, "Print the calibration as JSON");
   cmd->callback([o] { run_calibrate(*o); });

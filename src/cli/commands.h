@@ -32,6 +32,7 @@ void add_prompt_command(CLI::App& app, Context& ctx);
 void add_eval_command(CLI::App& app, Context& ctx);
 void add_emit_command(CLI::App& app, Context& ctx);
 void add_worker_command(CLI::App& app, Context& ctx);  // hidden: the sandboxed kernel runner
+void add_opencl_compile_command(CLI::App& app, Context& ctx);  // hidden: the opencl backend's compile step
 void add_report_command(CLI::App& app, Context& ctx);
 void add_runs_command(CLI::App& app, Context& ctx);
 void add_calibrate_command(CLI::App& app, Context& ctx);

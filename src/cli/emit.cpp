@@ -1,4 +1,4 @@
-// ekb emit WORKLOAD [--backend cpu|cuda] [--schedule FILE] [--lir [--after PASS]]: what the native
+// ekb emit WORKLOAD [--backend cpu|cuda|opencl] [--schedule FILE] [--lir [--after PASS]]: what the native
 // compiler makes of a workload: the generated source, or the loop IR it is printed from. Without
 // --schedule, the default lowering; with it, the IR solution FILE (the pattern with schedule
 // blocks) bound to the workload, its schedule applied.
@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "codegen/c_emitter.h"
 #include "codegen/cuda_emitter.h"
+#include "codegen/opencl_emitter.h"
 #include "eval/solution_set.h"
 #include "lower/schedule_loops.h"
 #include "lower/lower.h"
@@ -27,10 +28,6 @@ struct EmitOptions {
 };
 
 void run_emit(Context& ctx, const EmitOptions& o) {
-  if (o.backend != "cpu" && o.backend != "cuda")
-    throw UsageError("the native compiler emits for cpu and cuda so far\n  hint: ekb emit " + o.workload +
-                     " --backend cpu");
-  const bool cuda = o.backend == "cuda";
   if (!o.after.empty() && !o.lir) throw UsageError("--after needs --lir");
   suite::WorkloadEntry w = ctx.workload(o.workload);
   ir::Instance inst = suite::bind_workload(w);
@@ -42,7 +39,9 @@ void run_emit(Context& ctx, const EmitOptions& o) {
       throw UsageError(e.what());
     }
   }
-  lir::LowerOptions options = cuda ? codegen::cuda_lower_options() : lir::LowerOptions{};
+  lir::LowerOptions options = o.backend == "cuda"     ? codegen::cuda_lower_options()
+                              : o.backend == "opencl" ? codegen::opencl_lower_options()
+                                                      : lir::LowerOptions{};
   options.stop_after = o.after;
   lir::Func f;
   try {
@@ -54,7 +53,9 @@ void run_emit(Context& ctx, const EmitOptions& o) {
     fmt::print("{}", lir::to_string(f));
     return;
   }
-  fmt::print("{}", cuda ? codegen::emit_cuda_source(f) : codegen::emit_c_source(f));
+  if (o.backend == "cuda") fmt::print("{}", codegen::emit_cuda_source(f));
+  else if (o.backend == "opencl") fmt::print("{}", codegen::emit_opencl_source(f));
+  else fmt::print("{}", codegen::emit_c_source(f));
 }
 
 }  // namespace
@@ -63,7 +64,7 @@ void add_emit_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EmitOptions>();
   CLI::App* cmd = app.add_subcommand("emit", "Print the native compiler's lowering of one workload (default, or an IR solution's schedule)");
   cmd->add_option("workload", o->workload, "PATTERN/WORKLOAD")->required();
-  cmd->add_option("-b,--backend", o->backend, "cpu or cuda (opencl to come)")
+  cmd->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")
       ->check(CLI::IsMember({"cpu", "cuda", "opencl"}))
       ->capture_default_str();
   cmd->add_option("--schedule", o->schedule,

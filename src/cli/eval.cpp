@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "cli/commands.h"
@@ -16,6 +17,7 @@
 #include "cli/results_db.h"
 #include "eval/evaluator.h"
 #include "eval/solution_set.h"
+#include "runtime/opencl_driver.h"
 #include "results/results_json.h"
 #include "suite/selection.h"
 
@@ -25,6 +27,8 @@ namespace {
 
 struct EvalCommandOptions {
   std::string backend = "cpu";
+  std::optional<std::string> platform;  // opencl: a substring of the platform's name
+  std::optional<int> device;            // opencl: the device index within that platform
   std::string solutions;
   suite::Selection selection;
   bool exclude_heldout = false;
@@ -90,6 +94,14 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   std::vector<suite::WorkloadEntry> selected = o.selection.apply(ctx.suite());
   if (selected.empty()) throw UsageError("the selection matches no workload\n  hint: `ekb list` with the same filters");
 
+  if ((o.platform || o.device) && o.backend != "opencl")
+    throw UsageError("--platform and --device choose an OpenCL device\n  hint: --backend opencl");
+  if (o.platform || o.device) {
+    runtime::opencl::DeviceSelection d = runtime::opencl::DeviceSelection::from_environment();
+    if (o.platform) d.platform = *o.platform;
+    if (o.device) d.device = *o.device;
+    d.export_to_environment();  // where make_backend and the workers find it
+  }
   std::unique_ptr<runtime::Backend> backend;
   try {
     backend = runtime::make_backend(o.backend);
@@ -205,7 +217,11 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
 void add_eval_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EvalCommandOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate solutions against the baseline: correctness, speed, report");
-  cmd->add_option("-b,--backend", o->backend, "cpu or cuda (opencl comes next)")->capture_default_str();
+  cmd->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")->capture_default_str();
+  cmd->add_option("--platform", o->platform,
+                  "opencl: the platform whose name contains this (case-insensitive: pocl, nvidia; default: the first "
+                  "with a device)");
+  cmd->add_option("--device", o->device, "opencl: the device index within the platform (default 0)");
   cmd->add_option("-s,--solutions", o->solutions,
                   "Solutions directory (docs/SOLUTIONS.md), or 'native' for the default lowering itself")
       ->required();

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   add_eval_command(app, ctx);
   add_emit_command(app, ctx);
   add_worker_command(app, ctx);
+  add_opencl_compile_command(app, ctx);
   add_report_command(app, ctx);
   add_runs_command(app, ctx);
   add_calibrate_command(app, ctx);

@@ -13,7 +13,7 @@ struct PromptOptions {
   std::string workload;
   std::string backend = "cpu";
   bool ir_example = false;
-  std::string examples_dir = suite::default_schedule_examples_dir();
+  std::string examples_dir;  // default: the backend's (suite::default_schedule_examples_dir)
 };
 
 void run_prompt(Context& ctx, const PromptOptions& o) {
@@ -24,8 +24,9 @@ void run_prompt(Context& ctx, const PromptOptions& o) {
   std::string statement = suite::task_statement(w, inst, *target);
   if (o.ir_example) {
     // Before the answer section, so that the statement still ends with what to reply.
-    auto example = suite::find_schedule_example(ctx.suite(), w.full_name(), o.examples_dir);
-    if (!example) throw UsageError("no IR schedule examples in '" + o.examples_dir + "'");
+    const std::string dir = o.examples_dir.empty() ? suite::default_schedule_examples_dir(o.backend) : o.examples_dir;
+    auto example = suite::find_schedule_example(ctx.suite(), w.full_name(), dir);
+    if (!example) throw UsageError("no IR schedule examples in '" + dir + "'");
     const size_t answer = statement.rfind("## Answer");
     statement.insert(answer == std::string::npos ? statement.size() : answer,
                      suite::schedule_example_section(*example, w.pattern->name()));
@@ -44,8 +45,9 @@ void add_prompt_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_flag("--ir-example", o->ir_example,
                 "Add a hand-written IR solution with a schedule for this pattern (or the most similar one)");
-  cmd->add_option("--examples", o->examples_dir, "Where --ir-example looks (docs/SOLUTIONS.md layout)")
-      ->capture_default_str();
+  cmd->add_option("--examples", o->examples_dir,
+                  "Where --ir-example looks (docs/SOLUTIONS.md layout; default: examples/schedules-cpu, or "
+                  "examples/schedules-cuda for cuda and opencl)");
   cmd->callback([&ctx, o] { run_prompt(ctx, *o); });
 }
 

@@ -155,6 +155,112 @@ std::string CEmitter::entry_begin() const {
   return s;
 }
 
+// ------------------------------------------------------------------------------- explicit SIMD
+namespace {
+
+// "ekb_f32x16": the vector type of `lanes` elements of t (a GCC vector extension).
+std::string vector_type_name(ScalarType t, int64_t lanes) { return "ekb_" + helper_suffix(t) + "x" + std::to_string(lanes); }
+
+}  // namespace
+
+void CEmitter::stmt(const lir::Stmt& s, int indent) {
+  if (s.kind == lir::StmtKind::For && s.for_kind == lir::ForKind::Vectorized && explicit_simd())
+    if (std::optional<SimdLoop> lanes = simd_loop(s)) {
+      uses_simd_loops_ = true;
+      std::string pad(static_cast<size_t>(indent), ' ');
+      out_ += pad + "{ /* " + s.name + " in [" + expr(*s.min) + ", +" + std::to_string(lanes->width) + "): " +
+              std::to_string(lanes->width) + " lanes at once */\n";
+      // Consecutive accesses are printed at the first lane: their index with the lane variable
+      // at its first value (a constant clang folds into the address).
+      out_ += pad + "  const " + value_type(ScalarType::Index) + " " + s.name + " = " + expr(*s.min) + ";\n";
+      simd_stmt(*s.body, *lanes, indent + 2);
+      out_ += pad + "}\n";
+      return;
+    }
+  CLikeEmitter::stmt(s, indent);
+}
+
+void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) {
+  std::string pad(static_cast<size_t>(indent), ' ');
+  switch (s.kind) {
+    case lir::StmtKind::Block:
+      for (const lir::StmtP& x : s.stmts) simd_stmt(*x, lanes, indent);
+      return;
+    case lir::StmtKind::IfThenElse:
+      out_ += pad + "if (" + expr(*s.value) + ") {\n";
+      simd_stmt(*s.body, lanes, indent + 2);
+      if (s.else_body) {
+        out_ += pad + "} else {\n";
+        simd_stmt(*s.else_body, lanes, indent + 2);
+      }
+      out_ += pad + "}\n";
+      return;
+    case lir::StmtKind::LetStmt:
+      if (lanes.varying_lets.count(s.name))
+        out_ += pad + "const " + vector_type_name(lanes.element, lanes.width) + " " + s.name + " = " +
+                simd_value(*s.value, lanes) + ";\n";
+      else
+        out_ += pad + "const " + value_type(s.type) + " " + s.name + " = " + expr(*s.value) + ";\n";
+      simd_stmt(*s.body, lanes, indent);
+      return;
+    case lir::StmtKind::Store:
+      out_ += pad + simd_helper("store", lanes) + "(" + first_lane_address(s.name, s.indices[0], lanes) + ", " +
+              simd_value(*s.value, lanes) + ");\n";
+      return;
+    default:
+      throw std::logic_error("C emitter: statement not allowed in a SIMD loop (simd_loop accepted it)");
+  }
+}
+
+std::string CEmitter::simd_value(const lir::Expr& e, const SimdLoop& lanes) {
+  if (!lanes.varies(e)) return simd_helper("splat", lanes) + "(" + expr(e) + ")";
+  switch (e.kind) {
+    case lir::ExprKind::Var:
+      return e.name;
+    case lir::ExprKind::Load:
+      return simd_helper("load", lanes) + "(" + first_lane_address(e.name, e.args[0], lanes) + ")";
+    case lir::ExprKind::Unary:
+      return "(-" + simd_value(*e.args[0], lanes) + ")";
+    case lir::ExprKind::Binary:
+      return "(" + simd_value(*e.args[0], lanes) + " " + std::string(lir::bin_op_text(e.bin_op)) + " " +
+             simd_value(*e.args[1], lanes) + ")";
+    case lir::ExprKind::Select:
+      return "(" + expr(*e.args[0]) + " ? " + simd_value(*e.args[1], lanes) + " : " + simd_value(*e.args[2], lanes) + ")";
+    default:
+      throw std::logic_error("C emitter: expression not allowed in a SIMD loop (simd_loop accepted it)");
+  }
+}
+
+std::string CEmitter::simd_helper(const std::string& op, const SimdLoop& lanes) {
+  use_helper(vector_type_name(lanes.element, lanes.width));
+  return use_helper("ekb_" + op + "_" + helper_suffix(lanes.element) + "x" + std::to_string(lanes.width));
+}
+
+std::string CEmitter::first_lane_address(const std::string& buffer, const lir::ExprP& index, const SimdLoop&) {
+  return "&" + buffer + "[" + expr(*index) + "]";
+}
+
+std::string CEmitter::helper_definition(const std::string& name) const {
+  // The vector types and their helpers: ekb_f32x16, ekb_load_f32x16, ekb_store_f32x16, ekb_splat_f32x16.
+  size_t x = name.rfind('x');
+  bool f32 = name.find("_f32x") != std::string::npos, f64 = name.find("_f64x") != std::string::npos;
+  if (x == std::string::npos || (!f32 && !f64)) return CLikeEmitter::helper_definition(name);
+  int64_t lanes = std::stoll(name.substr(x + 1));
+  std::string t = f32 ? "float" : "double", v = vector_type_name(f32 ? ScalarType::F32 : ScalarType::F64, lanes);
+  if (name == v) return "typedef " + t + " " + v + " __attribute__((vector_size(" + std::to_string(lanes * (f32 ? 4 : 8)) + ")));\n";
+  // Unaligned loads and stores through memcpy, which also keeps them free of aliasing questions.
+  if (name.rfind("ekb_load_", 0) == 0)
+    return "static inline " + v + " " + name + "(const " + t + "* p) { " + v + " v; __builtin_memcpy(&v, p, sizeof v); return v; }\n";
+  if (name.rfind("ekb_store_", 0) == 0)
+    return "static inline void " + name + "(" + t + "* p, " + v + " v) { __builtin_memcpy(p, &v, sizeof v); }\n";
+  if (name.rfind("ekb_splat_", 0) == 0) {
+    std::string all;
+    for (int64_t i = 0; i < lanes; ++i) all += (i ? ", x" : "x");
+    return "static inline " + v + " " + name + "(" + t + " x) { return (" + v + "){" + all + "}; }\n";
+  }
+  return CLikeEmitter::helper_definition(name);
+}
+
 std::string emit_c_source(const lir::Func& f, const CEmitOptions& options) {
   CEmitter e(f, options);
   return e.emit();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "codegen/c_like_emitter.h"
+#include "codegen/simd_loop.h"
 #include "ir/instance.h"
 #include "lower/lower.h"
 
@@ -38,8 +39,22 @@ class CEmitter : public CLikeEmitter {
   std::string before_entry() const override;
   std::string entry_begin() const override;
   std::string helper_qualifier() const override { return "static inline"; }
+  std::string helper_definition(const std::string& name) const override;
+  // Vectorized loops that qualify (codegen/simd_loop.h) as explicit SIMD code, others as loops.
+  void stmt(const lir::Stmt& s, int indent) override;
+  // Whether vectorized loops may be printed with GCC vector extensions (C on cpu; the GPU
+  // languages built on this emitter have no such types).
+  virtual bool explicit_simd() const { return true; }
 
  private:
+  void simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent);
+  // A lane-dependent value as a vector; a uniform one broadcast.
+  std::string simd_value(const lir::Expr& e, const SimdLoop& lanes);
+  // The helper `op` ("load", "store", "splat") for the loop's vector type, declared with it.
+  std::string simd_helper(const std::string& op, const SimdLoop& lanes);
+  // The address of the first lane's element of a consecutive access.
+  std::string first_lane_address(const std::string& buffer, const lir::ExprP& index, const SimdLoop& lanes);
+
   CEmitOptions options_;
   // Set while the body is emitted (before entry_begin): the kernel has a vectorized loop.
   mutable bool uses_simd_loops_ = false;

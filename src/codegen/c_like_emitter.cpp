@@ -189,7 +189,7 @@ std::string CLikeEmitter::expr(const Expr& e) {
     case ExprKind::Load:
       if (e.args.size() != 1 || e.boundary != ir::Boundary::None)
         throw std::logic_error("emitter: load of '" + e.name + "' is not flat (run the lowering passes)");
-      return e.name + "[" + expr(*e.args[0]) + "]";
+      return load_text(e, expr(*e.args[0]));
     case ExprKind::Unary: {
       std::string a = expr(*e.args[0]);
       if (e.un_op == lir::UnOp::Not) return "(!" + a + ")";
@@ -363,6 +363,14 @@ std::string CLikeEmitter::cast(const Expr& e) {
   return c_cast(to, a);  // value-preserving, or wrapping (C converts modulo 2^n)
 }
 
+std::string CLikeEmitter::load_text(const Expr& load, const std::string& index) {
+  return load.name + "[" + index + "]";
+}
+
+std::string CLikeEmitter::store_text(const Stmt& store, const std::string& index, const std::string& value) {
+  return store.name + "[" + index + "] = " + value + ";";
+}
+
 // ------------------------------------------------------------------------------- statements
 void CLikeEmitter::stmt(const Stmt& s, int indent) {
   std::string pad(static_cast<size_t>(indent), ' ');
@@ -381,7 +389,7 @@ void CLikeEmitter::stmt(const Stmt& s, int indent) {
     }
     case StmtKind::Store:
       if (s.indices.size() != 1) throw std::logic_error("emitter: store to '" + s.name + "' is not flat");
-      out_ += pad + s.name + "[" + unparen(expr(*s.indices[0])) + "] = " + unparen(expr(*s.value)) + ";\n";
+      out_ += pad + store_text(s, unparen(expr(*s.indices[0])), unparen(expr(*s.value))) + "\n";
       return;
     case StmtKind::Assign:
       out_ += pad + s.name + " = " + unparen(expr(*s.value)) + ";\n";
@@ -410,6 +418,8 @@ void CLikeEmitter::stmt(const Stmt& s, int indent) {
       out_ += allocation(s, pad);
       stmt(*s.body, indent);
       return;
+    case StmtKind::Barrier:
+      throw std::logic_error("emitter: a barrier outside a GPU kernel");
   }
 }
 
@@ -428,7 +438,7 @@ std::string CLikeEmitter::emit() {
   std::string pre = prelude();
   if (!pre.empty()) s += pre + "\n";
   s += before_entry();
-  s += entry_begin() + "\n" + body + "}\n" + after_entry();
+  s += entry_begin() + "\n" + body + entry_end() + after_entry();
   return s;
 }
 

@@ -1,4 +1,4 @@
-// The base of the C-family emitters (C for cpu; CUDA and OpenCL to come): prints a lowered
+// The base of the C-family emitters (C for cpu; CUDA and OpenCL through GpuEmitter): prints a lowered
 // loop-IR function (lower/lower.h) as one source file. Everything the C family shares lives here:
 // statements, operator precedence (by full parenthesization), the IR's exact integer semantics
 // (wrapping through unsigned types, floor division, saturating conversions), NaN-propagating
@@ -45,7 +45,8 @@ class CLikeEmitter {
   virtual std::string entry_begin() const = 0;
   // Declarations placed before the entry point (e.g. the scratch-size function); may be empty.
   virtual std::string before_entry() const { return ""; }
-  // Text after the entry point's closing brace; may be empty.
+  // What closes the entry point ("}\n"), and the text after it; may be empty.
+  virtual std::string entry_end() const { return "}\n"; }
   virtual std::string after_entry() const { return ""; }
   // "static inline" (C), "__device__ static inline" (CUDA), ...
   virtual std::string helper_qualifier() const = 0;
@@ -55,13 +56,20 @@ class CLikeEmitter {
   // A helper's full definition; the base defines every helper it uses.
   virtual std::string helper_definition(const std::string& name) const;
 
+  // ---- memory access (hooks with C defaults: `name[index]`)
+  // A load of the flat `index` of buffer e.name, and a store of `value` there (one statement).
+  virtual std::string load_text(const lir::Expr& load, const std::string& index);
+  virtual std::string store_text(const lir::Stmt& store, const std::string& index, const std::string& value);
+
   // ---- literals (hooks with C defaults)
   virtual std::string float_literal(double v, ScalarType t) const;
   virtual std::string int_literal(int64_t v, ScalarType t) const;
 
   // ---- printing, for subclasses that extend it
   std::string expr(const lir::Expr& e);
-  void stmt(const lir::Stmt& s, int indent);
+  // Virtual so that a GPU emitter prints the loops bound to blocks and threads, barriers and shared
+  // allocations its own way and leaves the rest to this one.
+  virtual void stmt(const lir::Stmt& s, int indent);
   // Records that the body calls helper `name` (and what it needs); returns the name.
   const std::string& use_helper(const std::string& name);
 

@@ -1,64 +1,12 @@
 #include "codegen/cuda_emitter.h"
 
 #include <algorithm>
-#include <cctype>
-#include <functional>
 
 #include "codegen/target.h"
 #include "lower/lower.h"
 #include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {
-
-using lir::Expr;
-using lir::ExprKind;
-using lir::Stmt;
-using lir::StmtKind;
-
-namespace {
-
-bool any_expr(const Expr& e, const std::function<bool(const Expr&)>& pred) {
-  if (pred(e)) return true;
-  for (const auto& a : e.args)
-    if (a && any_expr(*a, pred)) return true;
-  return false;
-}
-
-bool any_stmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred) {
-  if (pred(s)) return true;
-  if (s.body && any_stmt(*s.body, pred)) return true;
-  if (s.else_body && any_stmt(*s.else_body, pred)) return true;
-  for (const auto& c : s.stmts)
-    if (c && any_stmt(*c, pred)) return true;
-  return false;
-}
-
-bool is_param(const lir::Func& f, const std::string& name) {
-  return std::any_of(f.params.begin(), f.params.end(), [&](const lir::Param& p) { return p.name == name; });
-}
-
-// Computable on the host before the launch: constants and parameters only.
-bool host_computable(const lir::Func& f, const Expr& e) {
-  return !any_expr(e, [&](const Expr& x) {
-    return x.kind == ExprKind::Load || x.kind == ExprKind::Reduce || (x.kind == ExprKind::Var && !is_param(f, x.name));
-  });
-}
-
-// `name` appears in `text` as a whole identifier.
-bool mentions(const std::string& text, const std::string& name) {
-  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t p = text.find(name); p != std::string::npos; p = text.find(name, p + 1)) {
-    bool starts = p == 0 || !is_ident(text[p - 1]);
-    bool ends = p + name.size() == text.size() || !is_ident(text[p + name.size()]);
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
-// A temp whose storage all threads and kernels share (not a private array of one thread).
-bool is_shared_storage(lir::MemoryScope s) { return s != lir::MemoryScope::Stack && s != lir::MemoryScope::Local; }
-
-}  // namespace
 
 lir::LowerOptions cuda_lower_options() {
   lir::LowerOptions o;
@@ -138,154 +86,36 @@ std::string CudaEmitter::kernel_head(const std::string& name, const std::string&
   return out + ") {\n";
 }
 
-bool CudaEmitter::is_pure_loop(const std::string& var) const {
-  for (const lir::Stage& st : f_.stages)
-    for (const lir::StageLoop& l : st.loops)
-      if (std::find(l.vars.begin(), l.vars.end(), var) != l.vars.end()) return l.role == lir::LoopRole::Pure;
-  return false;  // not a stage's loop: nothing says its iterations are independent
-}
-
-std::vector<const Stmt*> CudaEmitter::parallel_loops(const Stmt& stage) const {
-  std::vector<const Stmt*> loops;
-  for (const Stmt* s = &stage; s->kind == StmtKind::For && is_pure_loop(s->name); s = s->body.get()) {
-    // Bounds the host can compute, not depending on an outer mapped loop: a rectangular space.
-    if (!host_computable(f_, *s->min) || !host_computable(f_, *s->extent)) break;
-    // Storage shared by all threads inside the loop would be a race between iterations.
-    if (any_stmt(*s->body, [](const Stmt& x) { return x.kind == StmtKind::Allocate && is_shared_storage(x.scope); }))
-      break;
-    loops.push_back(s);
-  }
-  return loops;
-}
-
-std::string CudaEmitter::print(const Stmt& s, int indent) {
-  std::string saved = std::move(out_);
-  out_.clear();
-  stmt(s, indent);
-  std::string text = std::move(out_);
-  out_ = std::move(saved);
-  return text;
-}
-
-std::string CudaEmitter::context_lines(const std::vector<const Stmt*>& context, const std::string& code) {
-  // Only what `code` uses (and what that uses in turn): a kernel declares no unused temps.
-  std::vector<std::string> lines(context.size());
-  std::string used = code;
-  for (size_t i = context.size(); i-- > 0;) {
-    const Stmt* c = context[i];
-    if (!mentions(used, c->name)) continue;
-    if (c->kind == StmtKind::Allocate) lines[i] = allocation(*c, "  ");
-    else lines[i] = "  const " + value_type(c->type) + " " + c->name + " = " + expr(*c->value) + ";\n";
-    used += lines[i];
-  }
-  std::string s;
-  for (const std::string& l : lines) s += l;
-  return s;
-}
-
-std::string CudaEmitter::parallel_kernel(const std::vector<const Stmt*>& context,
-                                         const std::vector<const Stmt*>& loops) {
-  const std::string name = "ekb_kernel_" + std::to_string(kernel_count_++);
-  std::string vars;
-  for (const Stmt* l : loops) vars += (vars.empty() ? "" : ", ") + l->name;
-  std::vector<std::string> extents;  // each clamped at 0, so that the product is the iteration count
-  for (const Stmt* l : loops) {
-    std::string e = expr(*l->extent);
-    extents.push_back("(" + e + " > 0 ? " + e + " : 0)");
-  }
+std::string CudaEmitter::launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) {
   std::string count;
-  for (const std::string& e : extents) count += (count.empty() ? "" : " * ") + e;
-
-  std::string k = kernel_head(name, vars + " over blocks and threads");
-  std::string body = print(*loops.back()->body, 4);
-  std::string code = body;
-  for (const Stmt* l : loops) code += expr(*l->min) + " " + expr(*l->extent) + "\n";
-  k += context_lines(context, code);
-  for (size_t i = 0; i < extents.size(); ++i)
-    k += "  const int64_t ekb_extent_" + std::to_string(i) + " = " + extents[i] + ";\n";
-  k += "  const int64_t ekb_count = ";
-  for (size_t i = 0; i < extents.size(); ++i) k += (i ? " * " : "") + std::string("ekb_extent_") + std::to_string(i);
-  k += ";\n"
-       "  for (int64_t ekb_flat = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; ekb_flat < ekb_count;\n"
-       "       ekb_flat += (int64_t)gridDim.x * blockDim.x) {\n"
-       "    int64_t ekb_rest = ekb_flat;\n";
-  for (size_t i = loops.size(); i-- > 0;) {  // innermost varies fastest: adjacent threads, adjacent elements
-    const std::string ext = "ekb_extent_" + std::to_string(i);
-    if (i == 0) {
-      k += "    const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + ekb_rest;\n";
-    } else {
-      k += "    const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + ekb_rest % " + ext + ";\n";
-      k += "    ekb_rest /= " + ext + ";\n";
-    }
+  for (const lir::Expr* x : extents) {
+    std::string e = expr(*x);
+    count += (count.empty() ? "" : " * ") + ("(" + e + " > 0 ? " + e + " : 0)");
   }
-  k += body + "  }\n}\n\n";
-  kernels_ += k;
-
-  const std::string tpb = std::to_string(options_.threads_per_block);
+  const std::string tpb = std::to_string(threads_per_block_);
   return "  {\n    const int64_t ekb_count = " + count + ";\n    if (ekb_count > 0) " + name + "<<<ekb_grid(ekb_count, " +
          tpb + "), " + tpb + ", 0, stream>>>(" + kernel_arguments() + ");\n  }\n";
 }
 
-std::string CudaEmitter::serial_kernel(const std::vector<const Stmt*>& context, const std::vector<const Stmt*>& stages) {
-  const std::string name = "ekb_kernel_" + std::to_string(kernel_count_++);
-  std::string k = kernel_head(name, "sequential: one thread");
-  std::string body;
-  for (const Stmt* s : stages) body += print(*s, 2);
-  k += context_lines(context, body) + body + "}\n\n";
-  kernels_ += k;
+std::string CudaEmitter::shared_declaration(const lir::Stmt& a) const {
+  // 16-byte aligned, so that a float4 copy into it is legal.
+  return "  __shared__ __align__(16) " + storage_type(a.type) + " " + a.name + "[" + std::to_string(a.extent->int_value) +
+         "];\n";
+}
+
+std::string CudaEmitter::launch_geometry(const std::string& name, const lir::KernelGeometry& g) {
+  auto dim3 = [](const std::array<int64_t, 3>& d) {
+    return "dim3(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
+  };
+  return "  " + name + "<<<" + dim3(g.grid) + ", " + dim3(g.block) + ", 0, stream>>>(" + kernel_arguments() + ");\n";
+}
+
+std::string CudaEmitter::launch_single_thread(const std::string& name) {
   return "  " + name + "<<<1, 1, 0, stream>>>(" + kernel_arguments() + ");\n";
 }
 
-std::string CudaEmitter::entry_body() {
-  kernels_.clear();
-  kernel_count_ = 0;
-  if (!f_.body) return "";
-  // The allocations and lets around the whole body are repeated in every kernel.
-  std::vector<const Stmt*> context;
-  const Stmt* s = f_.body.get();
-  while (s->kind == StmtKind::Allocate || s->kind == StmtKind::LetStmt) {
-    context.push_back(s);
-    s = s->body.get();
-  }
-  // Only scratch temps outlive a kernel, and only lets that read inputs give every kernel the same value.
-  const bool splittable = std::all_of(context.begin(), context.end(), [&](const Stmt* c) {
-    if (c->kind == StmtKind::Allocate) return c->scope == lir::MemoryScope::Scratch;
-    return !any_expr(*c->value, [&](const Expr& x) {
-      const lir::Buffer* b = x.kind == ExprKind::Load ? f_.buffer(x.name) : nullptr;
-      return b && b->role != lir::BufferRole::Input;
-    });
-  });
-  std::vector<const Stmt*> stages;
-  if (!splittable) {
-    context.clear();
-    stages.push_back(f_.body.get());
-  } else if (s->kind == StmtKind::Block) {
-    for (const auto& c : s->stmts) stages.push_back(c.get());
-  } else {
-    stages.push_back(s);
-  }
-
-  std::string host;
-  std::vector<const Stmt*> sequential;
-  auto flush_sequential = [&] {
-    if (!sequential.empty()) host += serial_kernel(context, sequential);
-    sequential.clear();
-  };
-  for (const Stmt* st : stages) {
-    std::vector<const Stmt*> loops = parallel_loops(*st);
-    if (loops.empty()) {
-      sequential.push_back(st);
-      continue;
-    }
-    flush_sequential();
-    host += parallel_kernel(context, loops);
-  }
-  flush_sequential();
-  return host;
-}
-
 std::string CudaEmitter::before_entry() const {
-  std::string s = kernels_;
+  std::string s = kernels();
   s += "#if !defined(__CUDACC_RTC__) /* the host side */\n";
   s += "static inline unsigned ekb_grid(int64_t count, int threads) { /* enough blocks to fill the device */\n"
        "  int64_t blocks = (count + threads - 1) / threads;\n"

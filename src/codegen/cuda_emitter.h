@@ -1,22 +1,16 @@
-// The CUDA emitter for the `cuda` backend: a thin subclass of the C emitter (the same expressions,
-// statements, helpers and type spellings of values; CUDA's storage types, half conversions and
-// entry point). Its output obeys the kernel ABI as a `.cu` source solution does (docs/ABI.md):
-// `extern "C" void ekb_main(<device pointers>, <params>, cudaStream_t stream[, void* scratch])`.
-//
-// The default GPU schedule: each top-level statement of the loop IR (a stage) becomes one kernel,
-// launched in program order on `stream`. The outermost loops of a stage that are pure (independent
-// iterations, lir::LoopRole::Pure) are flattened into one iteration space spread over blocks and
-// threads with a grid-stride loop; everything inside them (reductions, ordered updates, inner
-// loops) runs sequentially in each thread. A stage with no such loop runs on a single thread
-// (consecutive ones share a kernel). Temps live in the scratch workspace (device memory), since a
-// stage's result must outlive its kernel.
+// The CUDA emitter for the `cuda` backend: a thin subclass of the GPU emitter (codegen/gpu_emitter.h:
+// the default GPU schedule, kernels and what they run), which spells kernels as `__global__`
+// functions launched with `<<<grid, block, 0, stream>>>` in program order on `stream`, with CUDA's
+// storage types and half conversions. Its output obeys the kernel ABI as a `.cu` source solution
+// does (docs/ABI.md): `extern "C" void ekb_main(<device pointers>, <params>, cudaStream_t stream[,
+// void* scratch])`.
 //
 // The device code also compiles under NVRTC (the host part is guarded by __CUDACC_RTC__).
 #pragma once
 #include <string>
 #include <vector>
 
-#include "codegen/c_emitter.h"
+#include "codegen/gpu_emitter.h"
 
 namespace ekb::codegen {
 
@@ -26,10 +20,11 @@ struct CudaEmitOptions {
   int threads_per_block = 256;
 };
 
-class CudaEmitter : public CEmitter {
+class CudaEmitter : public GpuEmitter {
  public:
   CudaEmitter(const lir::Func& f, CudaEmitOptions options = {})
-      : CEmitter(f, {options.entry_name, options.scratch_function}), options_(std::move(options)) {}
+      : GpuEmitter(f, {options.entry_name, options.scratch_function}, options.threads_per_block),
+        options_(std::move(options)) {}
 
   // The host entry point's declaration, without ';'.
   std::string signature() const;
@@ -43,29 +38,29 @@ class CudaEmitter : public CEmitter {
   std::string entry_begin() const override;
   std::string after_entry() const override;
   std::string helper_qualifier() const override { return "static __host__ __device__ inline"; }
-  std::string entry_body() override;
+
+  std::string kernel_head(const std::string& name, const std::string& what) const override;
+  std::string global_thread_index() const override { return "(int64_t)blockIdx.x * blockDim.x + threadIdx.x"; }
+  std::string global_thread_count() const override { return "(int64_t)gridDim.x * blockDim.x"; }
+  std::string thread_space_name() const override { return "blocks and threads"; }
+  std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
+  std::string launch_single_thread(const std::string& name) override;
+  std::string block_index(int axis) const override { return std::string("blockIdx.") + "xyz"[axis]; }
+  std::string thread_index(int axis) const override { return std::string("threadIdx.") + "xyz"[axis]; }
+  std::string barrier_statement() const override { return "__syncthreads();"; }
+  std::string shared_declaration(const lir::Stmt& alloc) const override;
+  std::string launch_geometry(const std::string& name, const lir::KernelGeometry& g) override;
+  std::string float4_at(const std::string& buffer, const std::string& index, bool shared,
+                        bool writable) const override {
+    return std::string("(*(") + (writable ? "" : "const ") + "float4*)&" + buffer + "[" + index + "])";
+  }
 
  private:
-  // The leading loops of `stage` that may run in parallel, outermost first (possibly none).
-  std::vector<const lir::Stmt*> parallel_loops(const lir::Stmt& stage) const;
-  bool is_pure_loop(const std::string& var) const;
   // Kernel parameters (`for_kernel`) or host parameters (with the stream), and the call arguments.
   std::vector<std::string> parameters(bool for_kernel) const;
   std::string kernel_arguments() const;
-  // Prints `s` at `indent` into a string (out_ is left as it was).
-  std::string print(const lir::Stmt& s, int indent);
-  // The declarations of `context` (temps, lets around the whole body) that `code` needs.
-  std::string context_lines(const std::vector<const lir::Stmt*>& context, const std::string& code);
-  // One kernel (appended to kernels_); returns the host code launching it.
-  std::string parallel_kernel(const std::vector<const lir::Stmt*>& context,
-                              const std::vector<const lir::Stmt*>& loops);
-  std::string serial_kernel(const std::vector<const lir::Stmt*>& context,
-                            const std::vector<const lir::Stmt*>& stages);
-  std::string kernel_head(const std::string& name, const std::string& what) const;
 
   CudaEmitOptions options_;
-  std::string kernels_;  // the __global__ functions, printed by before_entry()
-  int kernel_count_ = 0;
 };
 
 // Lowering options for cuda: its schedule target, and every temp in the scratch workspace.

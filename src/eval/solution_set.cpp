@@ -8,6 +8,7 @@
 
 #include "codegen/c_emitter.h"
 #include "codegen/cuda_emitter.h"
+#include "codegen/opencl_emitter.h"
 #include "lower/schedule_loops.h"
 #include "ir/parser.h"
 
@@ -78,12 +79,25 @@ void check_same_interface(const ir::Instance& sol, const ir::Instance& suite) {
   }
 }
 
-// The native compiler's output for `backend`: C for cpu, CUDA C++ for cuda.
+// The names the kernel ABI gives the workload's arguments (what an OpenCL launch description uses).
+void set_argument_names(runtime::Source& s, const ir::Instance& inst) {
+  s.tensor_names.clear();
+  s.param_names.clear();
+  for (ir::TensorRole role : {ir::TensorRole::Input, ir::TensorRole::Output})
+    for (const auto& t : inst.tensors)
+      if (t.decl->role == role) s.tensor_names.push_back(t.decl->name);
+  for (const auto& p : inst.pattern().params) s.param_names.push_back(p.name);
+}
+
+// The native compiler's output for `backend`: C for cpu, CUDA C++ for cuda, OpenCL C for opencl.
 runtime::Source native_source(const ir::Instance& inst, std::string_view backend) {
   runtime::Source s;
   if (backend == "cuda") {
     s.language = runtime::Language::Cuda;
     s.text = codegen::emit_cuda_source(inst);
+  } else if (backend == "opencl") {
+    s.language = runtime::Language::OpenCL;
+    s.text = codegen::emit_opencl_source(inst);
   } else {
     s.language = runtime::Language::C;
     s.text = codegen::emit_c_source(inst);
@@ -174,17 +188,24 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
 
 runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, std::string_view backend) {
   if (c.native) return native_baseline_source(inst, backend);
-  if (c.path.size() > 4 && c.path.substr(c.path.size() - 4) == ".ekb") return ir_solution_source(c, inst, backend);
-  try {
-    return runtime::Source::from_file(c.path);
-  } catch (const std::exception& e) {
-    throw CandidateError(e.what());
+  runtime::Source s;
+  if (c.path.size() > 4 && c.path.substr(c.path.size() - 4) == ".ekb") {
+    s = ir_solution_source(c, inst, backend);
+  } else {
+    try {
+      s = runtime::Source::from_file(c.path);
+    } catch (const std::exception& e) {
+      throw CandidateError(e.what());
+    }
   }
+  set_argument_names(s, inst);
+  return s;
 }
 
 runtime::Source native_baseline_source(const ir::Instance& inst, std::string_view backend) {
   runtime::Source s = native_source(inst, backend);
   s.origin = std::string(kNativeDefault);
+  set_argument_names(s, inst);
   return s;
 }
 

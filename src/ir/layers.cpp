@@ -337,6 +337,13 @@ class LayerChecker {
       return;
     }
     st.buffers[a.text] = rank.value_or(0);
+    // The cache's copy nests form a stage named after it, one loop per dimension (c0, c1, ...),
+    // which later directives schedule like any other (memory_cache.h).
+    if (rank) {
+      Stage copy{a.text, a.text, {}, {}};
+      for (size_t d = 0; d < *rank; ++d) copy.loops.push_back("c" + std::to_string(d));
+      st.stages[a.text] = std::move(copy);
+    }
   }
 
   void scope_arg(const DirectiveArg& a) {

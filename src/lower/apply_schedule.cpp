@@ -4,6 +4,7 @@
 #include "ir/printer.h"
 #include "lower/memory_cache.h"
 #include "lower/memory_layout.h"
+#include "lower/schedule_bind.h"
 #include "lower/schedule_compute_at.h"
 #include "lower/schedule_fuse.h"
 #include "lower/schedule_loop_kinds.h"
@@ -16,7 +17,12 @@ namespace ekb::lir {
 
 namespace {
 
-bool applies(const ir::LayerBlock& b, std::string_view target) { return b.target.empty() || b.target == target; }
+bool is_gpu_target(std::string_view target) { return target == "gpu" || target == "cuda" || target == "opencl"; }
+
+// A block without a target applies everywhere; `gpu` to every gpu backend (cuda, opencl).
+bool applies(const ir::LayerBlock& b, std::string_view target) {
+  return b.target.empty() || b.target == target || (b.target == "gpu" && is_gpu_target(target));
+}
 
 // The directive's positional arguments as text ("C", "C.update(0)", "io", "8"), and its tail.
 struct Args {
@@ -43,7 +49,7 @@ struct Args {
   }
 };
 
-void apply_directive(Func& f, const ir::Directive& d) {
+void apply_directive(Func& f, const ir::Directive& d, bool gpu) {
   Args a(d);
   const std::string& v = d.verb;
   if (v == "split") {
@@ -63,6 +69,9 @@ void apply_directive(Func& f, const ir::Directive& d) {
     a.need(4, d);
     return fuse(f, a.text[0], a.text[1], a.text[2], a.text[3]);
   }
+  if (v == "parallel" && gpu)
+    throw ScheduleError("parallel runs a loop on cpu threads; it has no meaning on gpu",
+                        "bind the loop to block.x|y|z or thread.x|y|z");
   if (v == "parallel") {
     a.need(2, d);
     return parallelize(f, a.text[0], a.text[1]);
@@ -78,6 +87,10 @@ void apply_directive(Func& f, const ir::Directive& d) {
   if (v == "rfactor") {
     a.need(3, d);
     return rfactor(f, a.text[0], a.text[1], a.text[2]);
+  }
+  if (v == "bind" && gpu) {
+    a.need(3, d);
+    return bind_loop(f, a.text[0], a.text[1], a.text[2]);
   }
   if (v == "bind")
     throw ScheduleError("bind maps loops to GPU blocks and threads; it has no meaning on cpu",
@@ -112,16 +125,16 @@ LayoutSpec layout_spec(const ir::Directive& d) {
   return spec;
 }
 
-void apply_memory_directive(Func& f, const ir::Directive& d) {
+void apply_memory_directive(Func& f, const ir::Directive& d, bool gpu) {
   Args a(d);
   const std::string& v = d.verb;
   if (v == "cache_read") {
     a.need(5, d);
-    return cache_read(f, a.text[0], a.text[1], a.text[2], a.text[3], a.text[4]);
+    return cache_read(f, a.text[0], a.text[1], a.text[2], a.text[3], a.text[4], gpu);
   }
   if (v == "cache_write") {
     a.need(4, d);
-    return cache_write(f, a.text[0], a.text[1], a.text[2], a.text[3]);
+    return cache_write(f, a.text[0], a.text[1], a.text[2], a.text[3], gpu);
   }
   if (v == "layout") {
     a.need(2, d);
@@ -131,6 +144,9 @@ void apply_memory_directive(Func& f, const ir::Directive& d) {
     a.need(2, d);
     return align(f, a.text[0], a.ints[1]);
   }
+  if (v == "double_buffer" && gpu)
+    throw ScheduleError("double_buffer is not implemented yet on gpu",
+                        "remove it: the shared caches are loaded once per iteration, between two barriers");
   if (v == "double_buffer")
     // Overlapping the next tile's load with this tile's compute needs an asynchronous copy engine;
     // on cpu the hardware prefetchers already stream ahead, and a second buffer would change nothing.
@@ -148,16 +164,28 @@ bool has_layers_for(const ir::Module& m, std::string_view target) {
 }
 
 void apply_schedule(Func& f, const ir::Module& m, std::string_view target) {
+  const bool gpu = is_gpu_target(target);
+  const ir::LayerBlock* last = nullptr;
   for (const ir::LayerBlock& b : m.layers) {
     if (!applies(b, target)) continue;
+    last = &b;
     for (const ir::Directive& d : b.directives) {
       try {
-        if (b.kind == ir::LayerKind::Memory) apply_memory_directive(f, d);
-        else apply_directive(f, d);
+        if (b.kind == ir::LayerKind::Memory) apply_memory_directive(f, d, gpu);
+        else apply_directive(f, d, gpu);
       } catch (const ScheduleError& e) {
         ir::Diagnostic diag{m.file, d.loc, "'" + ir::print_directive(d) + "': " + e.what(), e.hint()};
         throw ScheduleError(diag.format());
       }
+    }
+  }
+  // The kernels the bound loops make, checked as a whole (launch limits, races, barriers).
+  if (gpu && last) {
+    try {
+      finish_gpu_schedule(f);
+    } catch (const ScheduleError& e) {
+      ir::Diagnostic diag{m.file, last->loc, std::string("the gpu schedule: ") + e.what(), e.hint()};
+      throw ScheduleError(diag.format());
     }
   }
 }

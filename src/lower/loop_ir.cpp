@@ -223,6 +223,12 @@ StmtP make_allocate(std::string buffer, ScalarType t, int64_t extent, MemoryScop
   return s;
 }
 
+StmtP make_barrier() {
+  auto s = std::make_shared<Stmt>();
+  s->kind = StmtKind::Barrier;
+  return s;
+}
+
 bool is_no_op(const Stmt& s) { return s.kind == StmtKind::Block && s.stmts.empty(); }
 
 // ------------------------------------------------------------------------------- functions
@@ -405,6 +411,8 @@ std::string_view for_kind_name(ForKind k) {
       return "gpu_block";
     case ForKind::GpuThread:
       return "gpu_thread";
+    case ForKind::GpuCooperative:
+      return "gpu_cooperative";
   }
   return "?";
 }
@@ -497,10 +505,14 @@ std::string to_string(const Stmt& s, int indent) {
   std::string pad(static_cast<size_t>(indent), ' ');
   auto nested = [&](const StmtP& b) { return b ? to_string(*b, indent + 2) : std::string(); };
   switch (s.kind) {
-    case StmtKind::For:
-      return pad + "for " + s.name + " in [" + to_string(*s.min) + ", +" + to_string(*s.extent) + ")" +
-             (s.for_kind == ForKind::Serial ? "" : " " + std::string(for_kind_name(s.for_kind))) + " {\n" +
-             nested(s.body) + pad + "}\n";
+    case StmtKind::For: {
+      std::string kind = s.for_kind == ForKind::Serial ? "" : " " + std::string(for_kind_name(s.for_kind));
+      if (s.for_kind == ForKind::GpuBlock || s.for_kind == ForKind::GpuThread) kind += "." + std::string(1, "xyz"[s.gpu_axis]);
+      return pad + "for " + s.name + " in [" + to_string(*s.min) + ", +" + to_string(*s.extent) + ")" + kind +
+             " {\n" + nested(s.body) + pad + "}\n";
+    }
+    case StmtKind::Barrier:
+      return pad + "barrier\n";
     case StmtKind::Store:
       return pad + s.name + "[" + args_text(s.indices) + "] = " + to_string(*s.value) + "\n";
     case StmtKind::Assign:

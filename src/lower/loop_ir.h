@@ -159,9 +159,14 @@ enum class StmtKind : uint8_t {
   Block,       // stmts, in order
   IfThenElse,  // value: condition; body; else_body (may be null)
   Allocate,    // name: temp buffer of `type` elements, `extent` of them, in `scope`; body
+  Barrier,     // gpu: every thread of the block waits here until all arrive, and their writes to
+               // shared memory are visible (__syncthreads / barrier(CLK_LOCAL_MEM_FENCE))
 };
 
-enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, GpuBlock, GpuThread };
+// GpuBlock / GpuThread: one iteration per block / thread along Stmt::gpu_axis (bind). A
+// GpuCooperative nest (the copy into a shared cache) is spread over all the threads of the block:
+// the emitters flatten it and stride over the block's threads.
+enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, GpuBlock, GpuThread, GpuCooperative };
 
 // Where an Allocate's storage lives. Global: not yet placed (plan_storage decides); Stack: a local
 // array; Scratch: the harness-provided workspace (ABI "Scratch memory") at scratch_offset;
@@ -176,6 +181,7 @@ struct Stmt {
   std::vector<ExprP> indices;
   ExprP min, extent;
   ForKind for_kind = ForKind::Serial;
+  int gpu_axis = 0;  // For of kind GpuBlock/GpuThread: 0, 1, 2 for x, y, z
   MemoryScope scope = MemoryScope::Global;
   int64_t scratch_offset = 0;  // Allocate in Scratch: byte offset (64-byte aligned)
   int64_t alignment = 0;       // Allocate: byte alignment an align directive asked for (0: default)
@@ -191,6 +197,7 @@ StmtP make_declare(std::string var, ScalarType t, ExprP init, StmtP body);
 StmtP make_block(std::vector<StmtP> stmts);  // flattens nested blocks, drops empty ones
 StmtP make_if(ExprP cond, StmtP then_body, StmtP else_body = nullptr);
 StmtP make_allocate(std::string buffer, ScalarType t, int64_t extent, MemoryScope scope, StmtP body);
+StmtP make_barrier();
 bool is_no_op(const Stmt& s);  // an empty block
 
 // ------------------------------------------------------------------------------- functions

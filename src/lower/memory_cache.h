@@ -12,6 +12,11 @@
 // Scopes on cpu: `local` (registers: a small local array the compiler can keep in registers,
 // at most kMaxRegisterBytes), `tile` and `global` (plan_storage places them: a local array when
 // small or inside a parallel loop, else the scratch workspace); `shared` is GPU memory: an error.
+// On gpu, cache_read(A, C, x, shared, As) holds the box that all the threads of the block read
+// under x (the thread loops around x relaxed): x must be inside a loop bound to blocks, the copy
+// nest (kind GpuCooperative) is spread over the block's threads, a barrier follows it and another
+// ends x's body (before the next iteration's copy overwrites the tile); caches at the same loop
+// share one copy phase and its barriers.
 #pragma once
 #include <string>
 
@@ -21,9 +26,11 @@ namespace ekb::lir {
 
 inline constexpr int64_t kMaxRegisterBytes = 2048;  // 32 AVX-512 registers
 
+// `gpu`: the schedule is for a gpu backend, where scope `shared` exists (cache_read only) and
+// `local` holds at most kMaxGpuRegisterBytes (schedule_bind.h).
 void cache_read(Func& f, const std::string& tensor, const std::string& consumer, const std::string& loop,
-                const std::string& scope, const std::string& cache);
+                const std::string& scope, const std::string& cache, bool gpu = false);
 void cache_write(Func& f, const std::string& stage, const std::string& loop, const std::string& scope,
-                 const std::string& cache);
+                 const std::string& cache, bool gpu = false);
 
 }  // namespace ekb::lir

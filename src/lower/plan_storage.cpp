@@ -14,7 +14,9 @@ class StoragePlanner : public Mutator {
 
   using Mutator::mutate;
   StmtP mutate(const StmtP& s) override {
-    if (s->kind == StmtKind::For && s->for_kind == ForKind::Parallel) {
+    // Each thread of a parallel loop, and each GPU thread inside a bound loop, has its own copy.
+    if (s->kind == StmtKind::For && (s->for_kind == ForKind::Parallel || s->for_kind == ForKind::GpuBlock ||
+                                     s->for_kind == ForKind::GpuThread)) {
       ++parallel_depth_;
       StmtP m = mutate_children(s);
       --parallel_depth_;

@@ -1,6 +1,7 @@
 #include "lower/region.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -129,6 +130,8 @@ class FootprintWalker {
         return;
       case StmtKind::Allocate:
         stmt(*s.body);
+        return;
+      case StmtKind::Barrier:
         return;
     }
   }
@@ -292,6 +295,110 @@ std::optional<Box> footprint(const Func& f, const Stmt& scope, const std::string
     box.size.push_back(size);
   }
   return box;
+}
+
+bool iterations_store_apart(const Func& f, const Stmt& loop, const std::string& buffer) {
+  const Buffer* b = f.buffer(buffer);
+  if (!b) throw ScheduleError("there is no buffer '" + buffer + "'");
+  // The loop's variable is outside the walked body, so it stays a term of the bounds.
+  FootprintWalker w(buffer, AccessKind::Stores, b->shape.size());
+  w.stmt(*loop.body);
+  if (!w.found()) return true;
+  for (const DimBounds& db : w.dims()) {
+    if (db.whole) continue;
+    std::vector<Affine> lo = merged(db.lo, false), hi = merged(db.hi, true);
+    if (lo.size() != 1 || hi.size() != 1 || !lo[0].same_terms(hi[0])) continue;
+    auto step = lo[0].terms.find(loop.name);
+    if (step == lo[0].terms.end()) continue;
+    bool elsewhere = false;  // v inside an opaque term (v / 2) breaks the c * v + r form
+    for (const auto& [key, term] : lo[0].terms) elsewhere |= key != loop.name && uses_var(*term.first, loop.name);
+    if (!elsewhere && hi[0].constant - lo[0].constant < std::abs(step->second.second)) return true;
+  }
+  return false;
+}
+
+bool stores_cover_box(const Stmt& scope, const std::string& buffer) {
+  struct Loop {
+    std::string var;
+    ExprP extent;
+  };
+  std::vector<Loop> loops;                  // enclosing the statement being walked
+  std::vector<std::pair<std::string, ExprP>> lets;
+  std::set<std::string> inner;              // variables bound inside scope
+  const Stmt* store = nullptr;
+  bool ok = true;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::For:
+        inner.insert(s.name);
+        loops.push_back({s.name, s.extent});
+        walk(*s.body);
+        loops.pop_back();
+        return;
+      case StmtKind::LetStmt:
+        inner.insert(s.name);
+        lets.emplace_back(s.name, s.value);
+        walk(*s.body);
+        lets.pop_back();
+        return;
+      case StmtKind::DeclareVar:
+        inner.insert(s.name);
+        walk(*s.body);
+        return;
+      case StmtKind::Block:
+        for (const StmtP& x : s.stmts) walk(*x);
+        return;
+      case StmtKind::IfThenElse:
+        walk(*s.body);
+        if (s.else_body) walk(*s.else_body);
+        return;
+      case StmtKind::Allocate:
+        walk(*s.body);
+        return;
+      case StmtKind::Store: {
+        if (s.name != buffer) return;
+        if (store) {
+          ok = false;  // two stores: their boxes' union need not be a box
+          return;
+        }
+        store = &s;
+        std::set<std::string> used;  // a loop stepping two dimensions writes a diagonal
+        for (ExprP index : s.indices) {
+          for (auto it = lets.rbegin(); it != lets.rend(); ++it) index = substitute(index, it->first, it->second);
+          auto form = affine(index, inner);
+          if (!form) {
+            ok = false;
+            return;
+          }
+          std::vector<std::pair<int64_t, int64_t>> steps;  // (|stride|, trip count)
+          for (const auto& [key, term] : form->terms) {
+            auto l = std::find_if(loops.begin(), loops.end(), [&](const Loop& x) { return x.var == key; });
+            if (l == loops.end()) {
+              ok &= !uses_any(*term.first, inner);  // anything else must be fixed in the scope
+              continue;
+            }
+            ExprP n = simplify(l->extent);
+            if (n->kind != ExprKind::IntImm || !used.insert(key).second) {
+              ok = false;
+              return;
+            }
+            steps.emplace_back(std::abs(term.second), n->int_value);
+          }
+          std::sort(steps.begin(), steps.end());
+          int64_t next = 1;
+          for (const auto& [stride, count] : steps) {
+            if (count > 1 && stride != next) ok = false;
+            next *= std::max<int64_t>(count, 1);
+          }
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  walk(scope);
+  return ok && store;
 }
 
 bool same_box(const Box& a, const Box& b) {

@@ -37,6 +37,17 @@ struct Box {
 std::optional<Box> footprint(const Func& f, const Stmt& scope, const std::string& buffer, AccessKind kind);
 bool same_box(const Box& a, const Box& b);
 
+// Whether different iterations of `loop` store to different elements of `buffer`: in some
+// dimension every store's index is c * v + r, v the loop's variable, where r takes fewer than |c|
+// values within one iteration (B[i, j] in a loop over i; C[4 * io + ii] around a loop ii < 4).
+// Scalars that the body assigns are not looked at (independence_problem refuses those).
+bool iterations_store_apart(const Func& f, const Stmt& loop, const std::string& buffer);
+
+// Whether `scope`'s stores to `buffer` write every element of their box (footprint): one store,
+// each of whose indices steps through consecutive elements, loops of strides 1, e1, e1 * e2, ...
+// (4 * io + ii with ii < 4; not 2 * i, which leaves every other element alone).
+bool stores_cover_box(const Stmt& scope, const std::string& buffer);
+
 // pad/edge/mirror reads of `buffer` under s as plain loads (lower_boundary), so that they can be
 // moved to a buffer of another shape.
 StmtP lower_boundary_reads(const Func& f, const StmtP& s, const std::string& buffer);

@@ -11,8 +11,18 @@ std::string concurrency_problem(const Func& f, const Stage& st, const StageLoop&
       return "'" + loop.name + "' is a reduction loop of '" + st.name +
              "': every iteration accumulates into the same value";
     case LoopRole::Ordered:
-      return "'" + loop.name + "' is an ordered loop of update '" + st.name +
-             "': later iterations read what earlier ones wrote";
+      // Program order matters only where an iteration touches what another writes: the spatial
+      // loops of a time step that reads one buffer and writes another (Jacobi) run at once, those
+      // of an in-place sweep (Gauss-Seidel: A[i, j] from A[i - 1, j]) or of a scan do not.
+      for (const std::string& v : loop.vars) {
+        const Stmt* l = find_loop(*f.body, v);
+        if (!l) continue;
+        std::string why = ordered_independence_problem(f, *l);
+        if (!why.empty())
+          return "'" + loop.name + "' is an ordered loop of update '" + st.name +
+                 "' whose iterations depend on each other: " + why;
+      }
+      return "";
     case LoopRole::Pure:
     case LoopRole::Free:
       break;

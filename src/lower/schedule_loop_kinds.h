@@ -3,7 +3,9 @@
 // binder uses the same nests).
 //  - parallel and vectorize run iterations at once, so they need iterations without dependences:
 //    a pure loop, or an update's free loop whose statement touches its tensor only at the element
-//    it writes. An update's ordered loops and reduction loops carry dependences (use rfactor to
+//    it writes, or an update's ordered loop whose iterations store to different elements and read
+//    nothing another iteration writes (the spatial loops of a Jacobi time step; not those of an
+//    in-place Gauss-Seidel sweep or a scan). Reduction loops carry dependences (use rfactor to
 //    parallelize a reduction); so does a loop whose body updates an accumulator declared outside it.
 //  - vectorize splits the loop by `width` (the outer part keeps the name, the SIMD lanes become the
 //    loop "NAME.vector", the remainder is peeled); unroll likewise by `n` ("NAME.unrolled").

@@ -234,6 +234,16 @@ std::string independence_problem(const Stmt& loop) {
   return problem;
 }
 
+std::string ordered_independence_problem(const Func& f, const Stmt& loop) {
+  std::string why = independence_problem(loop);
+  if (!why.empty()) return why;
+  std::set<std::string> own = private_buffers(loop);
+  for (const std::string& b : buffers_written(*loop.body))
+    if (!own.count(b) && !iterations_store_apart(f, loop, b))
+      return "different iterations may write the same element of " + b;
+  return "";
+}
+
 std::string idempotence_problem(const Stmt& loop) {
   for (const std::string& v : outer_scalars_assigned(*loop.body))
     return "it updates '" + v + "', an accumulator declared outside the loop";

@@ -63,6 +63,10 @@ LoopChain fresh_copy(Func& f, const LoopChain& chain, const StmtP& body);
 // updates a scalar declared outside it, or accesses a buffer it writes at more than one element
 // per iteration, or writes one element from every iteration.
 std::string independence_problem(const Stmt& loop);
+// The same for an ordered loop (an update's `for` range), whose statement may also store to one
+// element from several iterations (y[i / 2] in a loop over i), unlike a pure or free loop's,
+// whose written index is the loop's variable itself.
+std::string ordered_independence_problem(const Func& f, const Stmt& loop);
 // Why running some iterations of `loop` a second time would change the results ("" when it would
 // not): the body reads a buffer or scalar that it writes.
 std::string idempotence_problem(const Stmt& loop);

@@ -145,6 +145,8 @@ class Simplifier {
         n->body = stmt(s->body);
         return n;
       }
+      case StmtKind::Barrier:
+        return s;
     }
     return s;
   }
@@ -328,9 +330,11 @@ class Simplifier {
         // x - c -> x + (-c), so that constants gather (signed types, where -c is a plain value)
         if (konst(b) && ir::is_signed(t) && c_of(b) != ir::int_min(t))
           return mk(BinOp::Add, a, imm(-c_of(b)));
-        // (x + y) - y -> x
+        // (x + y) - y -> x, (y + x) - y -> x: a box's extent, (lo + 3) - lo, becomes a constant
         if (a.e->kind == ExprKind::Binary && a.e->bin_op == BinOp::Add && equal(a.e->args[1], b.e))
           return expr(a.e->args[0]);
+        if (a.e->kind == ExprKind::Binary && a.e->bin_op == BinOp::Add && equal(a.e->args[0], b.e))
+          return expr(a.e->args[1]);
         return arith(binary(op, a.e, b.e), sub(A, B));
       }
       case BinOp::Mul: {

@@ -8,6 +8,7 @@
 
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_backend.h"
+#include "runtime/opencl_backend.h"
 
 namespace ekb::runtime {
 
@@ -54,8 +55,12 @@ Source Source::from_file(const std::string& path) {
 std::unique_ptr<Backend> make_backend(std::string_view name) {
   if (name == "cpu") return std::make_unique<CpuBackend>();
   if (name == "cuda") return std::make_unique<CudaBackend>();  // throws when there is no CUDA device
-  throw std::runtime_error("backend '" + std::string(name) +
-                           "' is not available (known: cpu, cuda; opencl is planned)");
+  if (name == "opencl") {  // throws when there is no OpenCL platform
+    OpenCLBackendOptions options;
+    options.device = opencl::DeviceSelection::from_environment();
+    return std::make_unique<OpenCLBackend>(options);
+  }
+  throw std::runtime_error("backend '" + std::string(name) + "' is not available (known: cpu, cuda, opencl)");
 }
 
 }  // namespace ekb::runtime

@@ -1,5 +1,4 @@
-// One Backend interface for every target stack (DESIGN §1, §6): cpu now; cuda and opencl plug in
-// the same way.
+// One Backend interface for every target stack (DESIGN §1, §6): cpu, cuda and opencl.
 //
 // A backend does the two things that differ between targets:
 //   compile  a source solution into an Artifact (a file a worker can load), with a compile cache;
@@ -15,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ekb::runtime {
 
@@ -30,6 +30,9 @@ struct Source {
   Language language = Language::C;
   std::string text;
   std::string origin;  // where it came from, for messages and results: a path, or "native:default"
+  // The kernel ABI's argument names (docs/ABI.md): tensors (inputs, then outputs), then params.
+  // Set for a workload's solutions; an OpenCL launch description refers to its arguments by them.
+  std::vector<std::string> tensor_names, param_names;
 
   static Source from_file(const std::string& path);  // language from the extension; throws on I/O errors
 };
@@ -71,8 +74,9 @@ class Backend {
   virtual uint64_t worker_address_space_limit(uint64_t suggested) const { return suggested; }
 };
 
-// "cpu" or "cuda". Throws std::runtime_error naming the known backends for anything else, and
-// saying why for a backend that cannot run here (cuda without a GPU).
+// "cpu", "cuda" or "opencl" (its default device: opencl::DeviceSelection::from_environment()).
+// Throws std::runtime_error naming the known backends for anything else, and saying why for a
+// backend that cannot run here (cuda without a GPU, opencl without a platform).
 std::unique_ptr<Backend> make_backend(std::string_view name);
 
 }  // namespace ekb::runtime

@@ -34,6 +34,12 @@ std::string find_nvcc() {
   return "";
 }
 
+std::string cuda_device_name(const cuda::DeviceProperties& p) {
+  return p.name + " (" + p.arch() + ", " + std::to_string(p.multiprocessors) + " SMs, " +
+         std::to_string(p.memory_bytes >> 30) + " GiB, driver " + std::to_string(p.driver_version / 1000) + "." +
+         std::to_string(p.driver_version % 1000 / 10) + ")";
+}
+
 CudaBackend::CudaBackend(CudaBackendOptions options)
     : options_(std::move(options)),
       cache_(options_.cache_dir.empty() ? default_cache_dir() : options_.cache_dir, "cuda") {
@@ -71,12 +77,7 @@ const DeviceInfo& CudaBackend::device_info() {
   std::lock_guard lock(mutex_);
   if (!device_.backend.empty()) return device_;
   if (!device_properties_) device_properties_ = cuda::query_device();  // throws: no device
-  const cuda::DeviceProperties& p = *device_properties_;
-  device_ = {"cuda",
-             p.name + " (" + p.arch() + ", " + std::to_string(p.multiprocessors) + " SMs, " +
-                 std::to_string(p.memory_bytes >> 30) + " GiB, driver " + std::to_string(p.driver_version / 1000) +
-                 "." + std::to_string(p.driver_version % 1000 / 10) + ")",
-             "nvcc: " + version};
+  device_ = {"cuda", cuda_device_name(*device_properties_), "nvcc: " + version};
   return device_;
 }
 

@@ -56,4 +56,8 @@ class CudaBackend final : public Backend {
 // nvcc as the options, $EKB_NVCC, the PATH or $CUDA_HOME/bin name it; empty if none is found.
 std::string find_nvcc();
 
+// The device name a cuda run records ("NVIDIA H200 (sm_90, 132 SMs, 139 GiB, driver 13.0)"), which
+// is also the name its calibration is stored under (eval/cuda_calibration.h), so reports find it.
+std::string cuda_device_name(const cuda::DeviceProperties& p);
+
 }  // namespace ekb::runtime

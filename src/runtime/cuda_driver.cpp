@@ -75,7 +75,8 @@ const DriverApi* driver(std::string* why) {
                         "cuCtxSynchronize", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpyHtoDAsync_v2",
                         "cuMemcpyDtoHAsync_v2", "cuMemsetD8Async", "cuMemsetD32Async", "cuStreamCreate", "cuStreamDestroy_v2",
                         "cuStreamSynchronize", "cuEventCreate", "cuEventDestroy_v2", "cuEventRecord",
-                        "cuEventSynchronize", "cuEventElapsedTime", "?cuCtxResetPersistingL2Cache"},
+                        "cuEventSynchronize", "cuEventElapsedTime", "cuMemcpyDtoDAsync_v2", "cuModuleLoadData",
+                        "cuModuleUnload", "cuModuleGetFunction", "cuLaunchKernel", "?cuCtxResetPersistingL2Cache"},
                        &missing);
     if (!state.ok) state.why = "the CUDA driver library lacks " + missing + " (driver too old?)";
   });

@@ -20,6 +20,8 @@ using CUdeviceptr = unsigned long long;
 using CUcontext = struct CUctx_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
@@ -60,6 +62,13 @@ struct DriverApi {
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  // Kernels the harness compiles itself with NVRTC (the calibration's, eval/cuda_calibration.h).
+  CUresult (*cuModuleLoadData)(CUmodule*, const void*);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void**, void**);
   // Optional (nullptr where the driver lacks it): undoes persisting-L2 access windows.
   CUresult (*cuCtxResetPersistingL2Cache)();
 };

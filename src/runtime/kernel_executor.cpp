@@ -4,12 +4,14 @@
 
 #include "runtime/cpu_executor.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/opencl_executor.h"
 
 namespace ekb::runtime {
 
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend) {
+std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir) {
   if (backend == "cpu") return std::make_unique<CpuExecutor>();
   if (backend == "cuda") return std::make_unique<CudaExecutor>();
+  if (backend == "opencl") return std::make_unique<OpenCLExecutor>(private_dir);
   throw ExecutorError("no worker executor for backend '" + std::string(backend) + "'");
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -64,8 +65,9 @@ class KernelExecutor {
   virtual void unload(int slot) = 0;
 };
 
-// The executor of a backend ("cpu", "cuda"); throws ExecutorError for an unknown one, or one that
-// cannot run here (no CUDA device).
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend);
+// The executor of a backend ("cpu", "cuda", "opencl"); throws ExecutorError for an unknown one, or
+// one that cannot run here (no CUDA device, no OpenCL platform). `private_dir` is the worker's own
+// scratch directory (a driver's kernel cache may go there).
+std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir = "");
 
 }  // namespace ekb::runtime

@@ -95,7 +95,9 @@ int worker_main(const WorkerConfig& config) {
     // The executor first: it is trusted code, and a GPU driver initializes only outside the
     // sandbox (cuInit fails with CUDA_ERROR_OPERATING_SYSTEM inside it: seen on the H200). The
     // device stays usable through what it opened; candidate code is loaded only after this.
-    exec = make_executor(config.backend);
+    // (An OpenCL platform likewise: context and queue here, programs loaded from prebuilt
+    // binaries later, with no compiler or linker process: runtime/opencl_executor.h.)
+    exec = make_executor(config.backend, config.sandbox.scratch_dir);
     report = enter_sandbox(config.sandbox);
   } catch (const std::exception& e) {
     protocol::send_message(sock, {{"ready", false}, {"message", e.what()}});

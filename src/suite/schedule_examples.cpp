@@ -45,7 +45,9 @@ int similarity(const Suite& suite, const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::string default_schedule_examples_dir() { return std::string(EKB_SOURCE_DIR) + "/examples/schedules-cpu"; }
+std::string default_schedule_examples_dir(std::string_view backend) {
+  return std::string(EKB_SOURCE_DIR) + (backend == "cpu" ? "/examples/schedules-cpu" : "/examples/schedules-cuda");
+}
 
 std::optional<ScheduleExample> find_schedule_example(const Suite& suite, const std::string& workload,
                                                      const std::string& dir) {
@@ -78,13 +80,23 @@ std::string schedule_example_section(const ScheduleExample& example, const std::
       example.pattern == pattern
           ? "A hand-written IR solution for this pattern, for reference"
           : "A hand-written IR solution for the similar pattern `" + example.pattern + "`, for reference";
+  const bool gpu = example.text.find("schedule gpu") != std::string::npos;
+  const std::string directives =
+      gpu ? "followed by `schedule gpu { ... }` and `memory gpu { ... }` directives, one per line, applied in\n"
+            "order: split/tile (tail=guard|shift_inwards|round_up|peel), reorder, fuse, unroll, rfactor,\n"
+            "bind(stage, loop, block.x|y|z or thread.x|y|z) (a stage with bound loops is one kernel, its\n"
+            "grid and block from the bound loops' extents), cache_read(tensor, stage, loop, shared, name)\n"
+            "(the block's threads copy the tile into shared memory together, between barriers),\n"
+            "cache_write(stage, loop, local, name) (a register tile), layout(cache, order(...)).\n"
+            "The native compiler lowers it to CUDA or OpenCL, and it is checked and timed like a source solution.\n\n"
+          : "followed by `schedule cpu { ... }` directives, one per line, applied in order:\n"
+            "split/tile (tail=guard|shift_inwards|round_up|peel), reorder (a reduction loop moved out\n"
+            "accumulates in place), fuse, parallel, vectorize(stage, loop, width), unroll, rfactor.\n"
+            "The native compiler lowers it to C, and it is checked and timed like a source solution.\n\n";
   return "## Example: an IR solution with a schedule\n\n" + intro +
          ".\nAn IR solution (`.ekb`) holds the pattern's compute layer (the original, or an equivalent\n"
          "rewrite that keeps the tensors' names, roles, types and shapes and the params; temps may\n"
-         "change) followed by `schedule cpu { ... }` directives, one per line, applied in order:\n"
-         "split/tile (tail=guard|shift_inwards|round_up|peel), reorder (a reduction loop moved out\n"
-         "accumulates in place), fuse, parallel, vectorize(stage, loop, width), unroll, rfactor.\n"
-         "The native compiler lowers it to C, and it is checked and timed like a source solution.\n\n"
+         "change) " + directives +
          "```ekb\n" + example.text + (example.text.empty() || example.text.back() == '\n' ? "" : "\n") + "```\n\n";
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "suite/suite.h"
 
@@ -15,8 +16,9 @@ struct ScheduleExample {
   std::string text;     // its contents
 };
 
-// The examples in the source tree: <repository>/examples/schedules-cpu.
-std::string default_schedule_examples_dir();
+// The examples in the source tree: <repository>/examples/schedules-cpu, or for a gpu backend
+// (cuda, opencl) examples/schedules-cuda.
+std::string default_schedule_examples_dir(std::string_view backend = "cpu");
 
 // The example for `workload` (PATTERN/WORKLOAD) in `dir`: its pattern's WORKLOAD.ekb, else its
 // all.ekb; without either, the example of the most similar pattern (same operator name in another

@@ -56,7 +56,7 @@ std::string tolerance_text(const ir::Instance& inst) {
   return out;
 }
 
-std::string backend_rules(Target target) {
+std::string backend_rules(const ir::Instance& inst, Target target) {
   switch (target) {
     case Target::Cpu:
       return "- One C or C++ translation unit defining `ekb_main` with C linkage (in C++, declare it\n"
@@ -71,15 +71,29 @@ std::string backend_rules(Target target) {
              "  synchronization, no cudaMalloc/cudaFree); the harness synchronizes and times the stream\n"
              "  with CUDA events. Compiled by nvcc for the GPU's architecture; `__half` and\n"
              "  `__nv_bfloat16` come from cuda_fp16.h and cuda_bf16.h, which are included.\n";
-    case Target::OpenCL:
-      return "- OpenCL C 1.2 kernels followed by a launch description in a comment, one line per kernel\n"
-             "  launch, run in order on one in-order queue:\n"
+    case Target::OpenCL: {
+      // The launch description with this workload's own argument names.
+      std::string args;
+      for (ir::TensorRole role : {ir::TensorRole::Input, ir::TensorRole::Output})
+        for (const auto& t : inst.tensors)
+          if (t.decl->role == role) args += (args.empty() ? "" : ", ") + t.decl->name;
+      std::string first_param = inst.pattern().params.empty() ? "" : inst.pattern().params.front().name;
+      for (const auto& prm : inst.pattern().params) args += ", " + prm.name;
+      const std::string size = first_param.empty() ? "256" : "(" + first_param + " + 255) / 256 * 256";
+      return "- One `.cl` file: OpenCL C 1.2 kernels (built with `-cl-std=CL1.2`), followed by a launch\n"
+             "  description in a comment, one line per kernel launch, run in order on one in-order queue:\n"
              "      /* ekb-launch\n"
-             "      kernel NAME global=[G0, G1] local=[L0, L1] args=[x, y, R, C]\n"
+             "      kernel NAME global=[" + size + "] local=[256] args=[" + args + "]\n"
              "      */\n"
-             "  Sizes are integer expressions of the parameters (e.g. `global=[(R+63)/64*64]`);\n"
-             "  `local` may be omitted. `args` names tensors and parameters in the kernel's order;\n"
-             "  parameters are passed as `long`. `half` needs `#pragma OPENCL EXTENSION cl_khr_fp16 : enable`.\n";
+             "  `global` and `local` list 1 to 3 sizes: integer expressions of the parameters (numbers,\n"
+             "  parameter names, + - * / % with C's truncating division, min(a, b), max(a, b), parentheses);\n"
+             "  `local` may be omitted; each global size must be a multiple of its local size. `args`\n"
+             "  names the kernel's parameters in order: tensors (`__global` pointers), parameters (passed\n"
+             "  as `long`), scratch buffers. A launch whose global size is 0 is skipped.\n"
+             "- `half` tensors are read with `vload_half(i, p)` and written with `vstore_half_rte(v, i, p)`\n"
+             "  (the device may lack cl_khr_fp16); bf16 tensors are `ushort` bit patterns (the high half\n"
+             "  of a float); `double` needs `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`.\n";
+    }
   }
   return "";
 }
@@ -118,13 +132,18 @@ std::string task_statement(const WorkloadEntry& w, const ir::Instance& inst, Tar
                      codegen::kernel_signature(inst, target));
   out += fmt::format("Inputs, then outputs, in the order above, then the parameters {} as 64-bit integers.\n",
                      params.empty() ? std::string("(none)") : params);
-  out += backend_rules(target);
+  out += backend_rules(inst, target);
   out += "- Inputs are read-only. Write every element of every output on every call; outputs hold\n"
-         "  garbage (NaN) before each call. Keep no state between calls.\n"
-         "- Scratch memory is declared, not allocated: define `int64_t ekb_scratch_bytes(<the same\n"
-         "  int64_t parameters>)` and add a final `void* scratch` parameter to `ekb_main`; the harness\n"
-         "  passes that many bytes, 64-byte aligned.\n"
-         "- A solution for this workload may assume these parameter values; a solution for the whole\n"
+         "  garbage (NaN) before each call. Keep no state between calls.\n";
+  if (target == Target::OpenCL)
+    out += "- Scratch memory is declared, not allocated: a line `scratch NAME BYTES` in the launch\n"
+           "  description (BYTES an expression of the parameters), before the kernel lines whose `args`\n"
+           "  pass NAME (a `__global` pointer to that many bytes, at least 64-byte aligned).\n";
+  else
+    out += "- Scratch memory is declared, not allocated: define `int64_t ekb_scratch_bytes(<the same\n"
+           "  int64_t parameters>)` and add a final `void* scratch` parameter to `ekb_main`; the harness\n"
+           "  passes that many bytes, 64-byte aligned.\n";
+  out += "- A solution for this workload may assume these parameter values; a solution for the whole\n"
          "  pattern is also run on held-out shapes and must handle any valid values.\n\n";
   out += "## How it is judged\n\n"
          "Correctness: several trials with fresh random inputs drawn as in the table, plus edge cases,\n"

@@ -156,6 +156,16 @@ TEST(Cli, PromptWithIrExample) {
   EXPECT_NE(ekb("prompt nn.softmax/kws_1x12 --ir-example --examples /no/such/dir").code, 0);
 }
 
+TEST(Cli, PromptForAGpuBackendShowsAGpuSchedule) {
+  for (const char* backend : {"cuda", "opencl"}) {
+    Result r = ekb(std::string("prompt linalg.gemm/medium --ir-example --backend ") + backend);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "schedule gpu {")) << backend;
+    EXPECT_TRUE(contains(r.out, "bind(stage, loop, block.x|y|z or thread.x|y|z)")) << backend;
+    EXPECT_FALSE(contains(r.out, "schedule cpu {")) << backend;
+  }
+}
+
 TEST(Cli, ValidateAcceptsSuiteAndRejectsBrokenFiles) {
   Result suite = ekb("validate " EKB_SOURCE_DIR "/suite/*/*.ekb");
   EXPECT_EQ(suite.code, 0) << suite.err;

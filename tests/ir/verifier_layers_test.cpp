@@ -125,6 +125,9 @@ TEST(Layers, DirectiveErrors) {
       {"memory cpu {\n  layout(B, order(0))\n}", "order", "order(...) must list all 2 dimensions, found 1", ""},
       {"memory cpu {\n  layout(B, swizzle(0))\n}", "swizzle", "expected pack(dim, factor) or order(dims...)", ""},
       {"memory cpu {\n  align(A, 48)\n}", "48", "the alignment must be a power of two, found 48", ""},
+      // A cache's copy nests are a stage of its own, with one loop per dimension.
+      {"memory cpu {\n  cache_write(C, i, local, Cl)\n}\nschedule cpu {\n  vectorize(Cl, c2, 16)\n}", "c2",
+       "stage 'Cl' has no loop 'c2'", "its loops are c0, c1"},
       // Loops created by one target's schedule are not another target's.
       {"schedule cpu {\n  split(C, i, 32, io, ii)\n}\nmemory gpu {\n  cache_write(C, io, local, Cl)\n}", "io, local",
        "stage 'C' has no loop 'io'", ""},
@@ -136,6 +139,15 @@ TEST(Layers, DirectiveErrors) {
     ASSERT_NE(loc.line, 0) << lc.needle;
     EXPECT_TRUE(only_error(check(src), loc, lc.message, lc.hint)) << lc.block;
   }
+}
+
+// The copy nests of a cache form a stage named after it (loops c0, c1, ...) that later schedule
+// blocks may vectorize and unroll, like a GEMM's register tile (examples/schedules-cpu/linalg.gemm).
+TEST(Layers, CacheCopyNestsAreAStage) {
+  std::string src = with("memory cpu {\n  cache_write(C, i, local, Cl)\n  cache_read(B, C, i, tile, Bt)\n}\n"
+                         "schedule cpu {\n  vectorize(Cl, c1, 16)\n  unroll(Cl, c0, 4)\n  split(Bt, c0, 8, bo, bi)\n}\n");
+  auto c = check(src);
+  EXPECT_TRUE(c.ok) << c.text;
 }
 
 TEST(Layers, MemoryUsesTheSameTargetsScheduleLoops) {

@@ -51,6 +51,18 @@ TEST(MemoryCacheWrite, TileThatIsReadFirstIsLoadedFirst) {
   EXPECT_EQ(matches_reference(text), "");
 }
 
+// The nest under l1 stores every other element of its box (y[2 * l0 + l1]): the elements between
+// belong to other iterations of l1, so the cache must be loaded first or its write-back would
+// overwrite them (found by tests/codegen/schedule_property_test.cpp).
+TEST(MemoryCacheWrite, StridedStoresAreNotAnInitialization) {
+  std::string text = with_layers("  params L\n  input x : f32[L] in [-1, 1]\n  output y : f32[L]\n  y[i] = 2.0 * x[i]",
+                                 "L = 12", "split(y, i, 2, l0, l1, tail=round_up)\n  reorder(y, l1, l0)",
+                                 "cache_write(y, l1, global, yl)");
+  std::string lir = scheduled_lir(text);
+  EXPECT_NE(lir.find("yl_in"), std::string::npos) << lir;
+  EXPECT_EQ(matches_reference(text), "");
+}
+
 TEST(MemoryCacheRead, StencilRowsCopiedPerTile) {
   std::string text = with_layers(kStencil, "H = 9, W = 14", "split(dst, y, 4, yo, yi)\n  parallel(dst, yo)",
                                  "cache_read(src, dst, yo, tile, srct)");

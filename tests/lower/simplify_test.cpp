@@ -62,6 +62,8 @@ TEST(Simplify, AlgebraicIdentities) {
   EXPECT_EQ(s(sub(add(x, I(3)), I(3))), "x[0]");
   EXPECT_EQ(s(add(x, sub(y, x))), "y[0]");  // a loop's end: min + (hi - min)
   EXPECT_EQ(s(sub(x, x)), "0");
+  EXPECT_EQ(s(sub(add(mul(x, I(4)), I(3)), mul(x, I(4)))), "3");  // a box's extent: (lo + 3) - lo
+  EXPECT_EQ(s(sub(add(x, y), x)), "y[0]");
   EXPECT_EQ(s(mul(mul(x, I(4)), I(3))), "(x[0] * 12)");
 }
 

@@ -1,0 +1,422 @@
+#include "codegen/gpu_emitter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+
+#include "lower/mutator.h"
+#include "lower/simplify.h"
+
+namespace ekb::codegen {
+
+using lir::Expr;
+using lir::ExprKind;
+using lir::Stmt;
+using lir::StmtKind;
+
+namespace {
+
+bool any_expr(const Expr& e, const std::function<bool(const Expr&)>& pred) {
+  if (pred(e)) return true;
+  for (const auto& a : e.args)
+    if (a && any_expr(*a, pred)) return true;
+  return false;
+}
+
+bool any_stmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred) {
+  if (pred(s)) return true;
+  if (s.body && any_stmt(*s.body, pred)) return true;
+  if (s.else_body && any_stmt(*s.else_body, pred)) return true;
+  for (const auto& c : s.stmts)
+    if (c && any_stmt(*c, pred)) return true;
+  return false;
+}
+
+bool is_param(const lir::Func& f, const std::string& name) {
+  return std::any_of(f.params.begin(), f.params.end(), [&](const lir::Param& p) { return p.name == name; });
+}
+
+// A temp whose storage all threads and kernels share (not a private array of one thread).
+bool is_shared_storage(lir::MemoryScope s) { return s != lir::MemoryScope::Stack && s != lir::MemoryScope::Local; }
+
+}  // namespace
+
+bool GpuEmitter::mentions(const std::string& text, const std::string& name) {
+  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t p = text.find(name); p != std::string::npos; p = text.find(name, p + 1)) {
+    bool starts = p == 0 || !is_ident(text[p - 1]);
+    bool ends = p + name.size() == text.size() || !is_ident(text[p + name.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+bool GpuEmitter::launch_computable(const Expr& e) const {
+  return !any_expr(e, [&](const Expr& x) {
+    return x.kind == ExprKind::Load || x.kind == ExprKind::Reduce || (x.kind == ExprKind::Var && !is_param(f_, x.name));
+  });
+}
+
+bool GpuEmitter::is_pure_loop(const std::string& var) const {
+  for (const lir::Stage& st : f_.stages)
+    for (const lir::StageLoop& l : st.loops)
+      if (std::find(l.vars.begin(), l.vars.end(), var) != l.vars.end()) return l.role == lir::LoopRole::Pure;
+  return false;  // not a stage's loop: nothing says its iterations are independent
+}
+
+std::vector<const Stmt*> GpuEmitter::parallel_loops(const Stmt& stage) const {
+  std::vector<const Stmt*> loops;
+  for (const Stmt* s = &stage; s->kind == StmtKind::For && is_pure_loop(s->name); s = s->body.get()) {
+    // Bounds known at launch, not depending on an outer mapped loop: a rectangular space.
+    if (!launch_computable(*s->min) || !launch_computable(*s->extent)) break;
+    // Storage shared by all threads inside the loop would be a race between iterations.
+    if (any_stmt(*s->body, [](const Stmt& x) { return x.kind == StmtKind::Allocate && is_shared_storage(x.scope); }))
+      break;
+    loops.push_back(s);
+  }
+  return loops;
+}
+
+std::string GpuEmitter::print(const Stmt& s, int indent) {
+  std::string saved = std::move(out_);
+  out_.clear();
+  stmt(s, indent);
+  std::string text = std::move(out_);
+  out_ = std::move(saved);
+  return text;
+}
+
+std::string GpuEmitter::context_lines(const std::vector<const Stmt*>& context, const std::string& code) {
+  // Only what `code` uses (and what that uses in turn): a kernel declares no unused temps.
+  std::vector<std::string> lines(context.size());
+  std::string used = code;
+  for (size_t i = context.size(); i-- > 0;) {
+    const Stmt* c = context[i];
+    if (!mentions(used, c->name)) continue;
+    if (c->kind == StmtKind::Allocate) lines[i] = allocation(*c, "  ");
+    else lines[i] = "  const " + value_type(c->type) + " " + c->name + " = " + expr(*c->value) + ";\n";
+    used += lines[i];
+  }
+  std::string s;
+  for (const std::string& l : lines) s += l;
+  return s;
+}
+
+std::string GpuEmitter::parallel_kernel(const std::vector<const Stmt*>& context,
+                                        const std::vector<const Stmt*>& loops) {
+  const std::string name = "ekb_kernel_" + std::to_string(kernel_count_++);
+  std::string vars;
+  for (const Stmt* l : loops) vars += (vars.empty() ? "" : ", ") + l->name;
+  std::vector<std::string> extents;  // each clamped at 0, so that the product is the iteration count
+  for (const Stmt* l : loops) {
+    std::string e = expr(*l->extent);
+    extents.push_back("(" + e + " > 0 ? " + e + " : 0)");
+  }
+
+  std::string k = kernel_head(name, vars + " over " + thread_space_name());
+  std::string body = print(*loops.back()->body, 4);
+  std::string code = body;
+  for (const Stmt* l : loops) code += expr(*l->min) + " " + expr(*l->extent) + "\n";
+  k += context_lines(context, code);
+  for (size_t i = 0; i < extents.size(); ++i)
+    k += "  const int64_t ekb_extent_" + std::to_string(i) + " = " + extents[i] + ";\n";
+  k += "  const int64_t ekb_count = ";
+  for (size_t i = 0; i < extents.size(); ++i) k += (i ? " * " : "") + std::string("ekb_extent_") + std::to_string(i);
+  k += ";\n"
+       "  for (int64_t ekb_flat = " + global_thread_index() + "; ekb_flat < ekb_count;\n"
+       "       ekb_flat += " + global_thread_count() + ") {\n"
+       "    int64_t ekb_rest = ekb_flat;\n";
+  for (size_t i = loops.size(); i-- > 0;) {  // innermost varies fastest: adjacent threads, adjacent elements
+    const std::string ext = "ekb_extent_" + std::to_string(i);
+    if (i == 0) {
+      k += "    const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + ekb_rest;\n";
+    } else {
+      k += "    const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + ekb_rest % " + ext + ";\n";
+      k += "    ekb_rest /= " + ext + ";\n";
+    }
+  }
+  k += body + "  }\n}\n\n";
+  kernels_ += k;
+
+  std::vector<const Expr*> extent_exprs;
+  for (const Stmt* l : loops) extent_exprs.push_back(l->extent.get());
+  return launch_over(name, extent_exprs);
+}
+
+std::string GpuEmitter::serial_kernel(const std::vector<const Stmt*>& context, const std::vector<const Stmt*>& stages) {
+  const std::string name = "ekb_kernel_" + std::to_string(kernel_count_++);
+  std::string k = kernel_head(name, "sequential: one thread");
+  std::string body;
+  for (const Stmt* s : stages) body += print(*s, 2);
+  k += context_lines(context, body) + body + "}\n\n";
+  kernels_ += k;
+  return launch_single_thread(name);
+}
+
+std::string GpuEmitter::entry_body() {
+  kernels_.clear();
+  kernel_count_ = 0;
+  if (!f_.body) return "";
+  // The allocations and lets around the whole body are repeated in every kernel.
+  std::vector<const Stmt*> context;
+  const Stmt* s = f_.body.get();
+  while (s->kind == StmtKind::Allocate || s->kind == StmtKind::LetStmt) {
+    context.push_back(s);
+    s = s->body.get();
+  }
+  // Only scratch temps outlive a kernel, and only lets that read inputs give every kernel the same value.
+  const bool splittable = std::all_of(context.begin(), context.end(), [&](const Stmt* c) {
+    if (c->kind == StmtKind::Allocate) return c->scope == lir::MemoryScope::Scratch;
+    return !any_expr(*c->value, [&](const Expr& x) {
+      const lir::Buffer* b = x.kind == ExprKind::Load ? f_.buffer(x.name) : nullptr;
+      return b && b->role != lir::BufferRole::Input;
+    });
+  });
+  std::vector<const Stmt*> stages;
+  if (!splittable) {
+    context.clear();
+    stages.push_back(f_.body.get());
+  } else if (s->kind == StmtKind::Block) {
+    for (const auto& c : s->stmts) stages.push_back(c.get());
+  } else {
+    stages.push_back(s);
+  }
+
+  std::string launches;
+  std::vector<const Stmt*> sequential;
+  auto flush_sequential = [&] {
+    if (!sequential.empty()) launches += serial_kernel(context, sequential);
+    sequential.clear();
+  };
+  for (const Stmt* st : stages) {
+    if (lir::has_gpu_bound_loops(*st)) {  // the IR solution's schedule says how it runs
+      flush_sequential();
+      launches += bound_kernel(context, *st);
+      continue;
+    }
+    std::vector<const Stmt*> loops = parallel_loops(*st);
+    if (loops.empty()) {
+      sequential.push_back(st);
+      continue;
+    }
+    flush_sequential();
+    launches += parallel_kernel(context, loops);
+  }
+  flush_sequential();
+  return launches;
+}
+
+// ------------------------------------------------------------------------------- bound kernels
+std::string GpuEmitter::bound_kernel(const std::vector<const Stmt*>& context, const Stmt& stage) {
+  const std::string name = "ekb_kernel_" + std::to_string(kernel_count_++);
+  const lir::KernelGeometry g = lir::gpu_kernel_geometry(f_, stage);
+  geometry_ = &g;
+  let_values_.clear();
+  std::string body = print(stage, 2);
+  geometry_ = nullptr;
+  // Shared buffers live for the whole kernel, declared at its top (OpenCL allows no other place).
+  std::string shared;
+  lir::for_each_stmt(stage, [&](const Stmt& x) {
+    if (x.kind == StmtKind::Allocate && x.scope == lir::MemoryScope::Shared) shared += shared_declaration(x);
+  });
+  auto dims = [](const std::array<int64_t, 3>& d) {
+    return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " + std::to_string(d[2]);
+  };
+  std::string what = "the schedule's kernel: " + dims(g.grid) + " blocks of " + dims(g.block) + " threads";
+  if (g.shared_bytes > 0) what += ", " + std::to_string(g.shared_bytes) + " bytes of shared memory";
+  kernels_ += kernel_head(name, what) + context_lines(context, body + shared) + shared + body + "}\n\n";
+  return g.empty() ? "" : launch_geometry(name, g);
+}
+
+void GpuEmitter::stmt(const Stmt& s, int indent) {
+  if (!geometry_) return CEmitter::stmt(s, indent);
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  if (s.kind == StmtKind::Barrier) {
+    out_ += pad + barrier_statement() + "\n";
+    return;
+  }
+  if (s.kind == StmtKind::Allocate && s.scope == lir::MemoryScope::Shared) return stmt(*s.body, indent);  // hoisted
+  if (s.kind == StmtKind::LetStmt) let_values_[s.name] = s.value;
+  if (s.kind != StmtKind::For) return CEmitter::stmt(s, indent);
+  switch (s.for_kind) {
+    case lir::ForKind::GpuBlock:
+      // The grid has exactly the loop's extent along this axis: no guard.
+      out_ += pad + "const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + block_index(s.gpu_axis) + ";\n";
+      return stmt(*s.body, indent);
+    case lir::ForKind::GpuThread: {
+      if (s.extent->kind != ExprKind::IntImm)
+        throw std::logic_error("GPU emitter: loop '" + s.name + "' bound to threads has no constant extent");
+      out_ += pad + "const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + thread_index(s.gpu_axis) + ";\n";
+      if (s.extent->int_value >= geometry_->block[s.gpu_axis]) return stmt(*s.body, indent);
+      // A smaller loop than the block along this axis: the extra threads skip it.
+      out_ += pad + "if ((int64_t)" + thread_index(s.gpu_axis) + " < " + std::to_string(s.extent->int_value) + ") {\n";
+      stmt(*s.body, indent + 2);
+      out_ += pad + "}\n";
+      return;
+    }
+    case lir::ForKind::GpuCooperative:
+      return cooperative_nest(s, indent);
+    default:
+      return CEmitter::stmt(s, indent);
+  }
+}
+
+void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
+  std::vector<const Stmt*> loops;
+  const Stmt* s = &nest;
+  for (; s->kind == StmtKind::For && s->for_kind == lir::ForKind::GpuCooperative; s = s->body.get()) loops.push_back(s);
+  const std::string p = "ekb_coop" + std::to_string(cooperative_count_++);
+  const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ", pad4 = pad2 + "  ";
+  const lir::KernelGeometry& g = *geometry_;
+  // The thread's rank in its block, x fastest; the block's threads take consecutive elements.
+  std::string rank = "(int64_t)" + thread_index(0);
+  if (g.block[1] > 1 || g.block[2] > 1) rank += " + " + std::to_string(g.block[0]) + " * (int64_t)" + thread_index(1);
+  if (g.block[2] > 1) rank += " + " + std::to_string(g.block[0] * g.block[1]) + " * (int64_t)" + thread_index(2);
+  if (vectorized_copy(loops, *s, indent, rank, p)) return;
+  out_ += pad + "{ /* cooperative copy: the block's " + std::to_string(g.threads()) + " threads take turns */\n";
+  std::string count;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const std::string e = expr(*loops[i]->extent), ext = p + "_extent" + std::to_string(i);
+    out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
+    count += (count.empty() ? "" : " * ") + ext;
+  }
+  out_ += pad2 + "for (int64_t " + p + "_flat = " + rank + "; " + p + "_flat < " + count + "; " + p +
+          "_flat += " + std::to_string(g.threads()) + ") {\n";
+  out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
+  for (size_t i = loops.size(); i-- > 0;) {  // innermost fastest: adjacent threads, adjacent elements
+    const std::string ext = p + "_extent" + std::to_string(i);
+    if (i == 0) {
+      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + p + "_rest;\n";
+    } else {
+      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + p + "_rest % " + ext + ";\n";
+      out_ += pad4 + p + "_rest /= " + ext + ";\n";
+    }
+  }
+  stmt(*s, indent + 4);
+  out_ += pad2 + "}\n" + pad + "}\n";
+}
+
+namespace {
+
+// The coefficient of `var` in the affine expression e (nullopt when e is not affine in it).
+std::optional<int64_t> coefficient(const Expr& e, const std::string& var) {
+  switch (e.kind) {
+    case ExprKind::IntImm:
+      return 0;
+    case ExprKind::Var:
+      return e.name == var ? 1 : 0;
+    case ExprKind::Binary: {
+      auto a = coefficient(*e.args[0], var), b = coefficient(*e.args[1], var);
+      if (!a || !b) return std::nullopt;
+      if (e.bin_op == lir::BinOp::Add) return *a + *b;
+      if (e.bin_op == lir::BinOp::Sub) return *a - *b;
+      if (e.bin_op == lir::BinOp::Mul) {
+        if (*a == 0 && e.args[0]->kind == ExprKind::IntImm) return e.args[0]->int_value * *b;
+        if (*b == 0 && e.args[1]->kind == ExprKind::IntImm) return *a * e.args[1]->int_value;
+        if (*a == 0 && *b == 0) return 0;
+        return std::nullopt;
+      }
+      if (*a == 0 && *b == 0) return 0;
+      return std::nullopt;
+    }
+    default:
+      return lir::uses_var(e, var) ? std::nullopt : std::optional<int64_t>(0);
+  }
+}
+
+}  // namespace
+
+int64_t GpuEmitter::known_multiple(const Expr& e) const {
+  constexpr int64_t kMax = 16;  // float4 needs 4; more is never asked
+  auto gcd = [](int64_t a, int64_t b) { return std::gcd(a, b); };
+  switch (e.kind) {
+    case ExprKind::IntImm:
+      return e.int_value == 0 ? kMax : gcd(kMax, e.int_value < 0 ? -e.int_value : e.int_value);
+    case ExprKind::Var: {
+      auto it = let_values_.find(e.name);
+      return it != let_values_.end() ? known_multiple(*it->second) : 1;
+    }
+    case ExprKind::Cast:
+      return ir::is_float(e.type) ? 1 : known_multiple(*e.args[0]);
+    case ExprKind::Binary:
+      switch (e.bin_op) {
+        case lir::BinOp::Add:
+        case lir::BinOp::Sub:
+        case lir::BinOp::Min:
+        case lir::BinOp::Max:
+          return gcd(known_multiple(*e.args[0]), known_multiple(*e.args[1]));
+        case lir::BinOp::Mul:
+          return std::min(kMax, known_multiple(*e.args[0]) * known_multiple(*e.args[1]));
+        default:
+          return 1;
+      }
+    default:
+      return 1;
+  }
+}
+
+bool GpuEmitter::vectorized_copy(const std::vector<const Stmt*>& loops, const Stmt& copy, int indent,
+                                 const std::string& rank, const std::string& p) {
+  const Stmt& inner = *loops.back();
+  if (copy.kind != StmtKind::Store || copy.value->kind != ExprKind::Load || copy.indices.size() != 1) return false;
+  const Expr& load = *copy.value;
+  const lir::Buffer* src = f_.buffer(load.name);
+  const lir::Buffer* dst = f_.buffer(copy.name);
+  if (!src || !dst || src->type != ScalarType::F32 || dst->type != ScalarType::F32 || load.args.size() != 1) return false;
+  if (inner.extent->kind != ExprKind::IntImm || inner.extent->int_value % 4 != 0) return false;
+  // Loads: consecutive elements, the first of every group of 4 aligned to 16 bytes.
+  auto aligned_run = [&](const lir::ExprP& index) {
+    return coefficient(*index, inner.name) == std::optional<int64_t>(1) &&
+           known_multiple(*lir::substitute(index, inner.name, inner.min)) % 4 == 0;
+  };
+  if (!aligned_run(load.args[0])) return false;
+  const bool vector_store = aligned_run(copy.indices[0]);
+  const bool shared_dst = true;  // cooperative copies fill shared caches
+
+  const lir::KernelGeometry& g = *geometry_;
+  const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ", pad4 = pad2 + "  ";
+  out_ += pad + "{ /* cooperative copy, 4 floats per load: the block's " + std::to_string(g.threads()) +
+          " threads take turns */\n";
+  std::string count;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const std::string ext = p + "_extent" + std::to_string(i);
+    std::string e = expr(*loops[i]->extent);
+    if (i + 1 == loops.size()) e = std::to_string(inner.extent->int_value / 4);  // groups of 4
+    out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
+    count += (count.empty() ? "" : " * ") + ext;
+  }
+  out_ += pad2 + "for (int64_t " + p + "_flat = " + rank + "; " + p + "_flat < " + count + "; " + p +
+          "_flat += " + std::to_string(g.threads()) + ") {\n";
+  out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
+  for (size_t i = loops.size(); i-- > 0;) {
+    const std::string ext = p + "_extent" + std::to_string(i);
+    const std::string step = i + 1 == loops.size() ? "4 * " : "";  // the innermost counts groups of 4
+    if (i == 0) {
+      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + step + p + "_rest;\n";
+    } else {
+      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + step + "(" + p +
+              "_rest % " + ext + ");\n";
+      out_ += pad4 + p + "_rest /= " + ext + ";\n";
+    }
+  }
+  const std::string value = p + "_v";
+  out_ += pad4 + "const float4 " + value + " = " + float4_at(load.name, expr(*load.args[0]), false, false) + ";\n";
+  if (vector_store) {
+    out_ += pad4 + float4_at(copy.name, expr(*copy.indices[0]), shared_dst, true) + " = " + value + ";\n";
+  } else {
+    const char* lanes[] = {"x", "y", "z", "w"};
+    for (int lane = 0; lane < 4; ++lane) {
+      lir::ExprP at = lir::substitute(copy.indices[0], inner.name,
+                                      lir::binary(lir::BinOp::Add, lir::var(inner.name, ScalarType::Index),
+                                                  lir::index_imm(lane)));
+      out_ += pad4 + copy.name + "[" + expr(*lir::simplify(at)) + "] = " + value + "." + lanes[lane] + ";\n";
+    }
+  }
+  out_ += pad2 + "}\n" + pad + "}\n";
+  return true;
+}
+
+}  // namespace ekb::codegen

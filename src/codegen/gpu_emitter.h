@@ -1,0 +1,113 @@
+// The GPU-generic half of the CUDA and OpenCL emitters: how a lowered function becomes kernels and
+// launches, independent of the language they are spelled in. A language subclass (CudaEmitter,
+// OpenCLEmitter) supplies kernel heads, thread indices, the launch text and storage types; this
+// base decides what each kernel runs.
+//
+// The default GPU schedule: each top-level statement of the loop IR (a stage) becomes one kernel,
+// launched in program order. The outermost loops of a stage that are pure (independent iterations,
+// lir::LoopRole::Pure) are flattened into one iteration space spread over all threads with a
+// grid-stride loop; everything inside them (reductions, ordered updates, inner loops) runs
+// sequentially in each thread. A stage with no such loop runs on a single thread (consecutive ones
+// share a kernel). The allocations and lets around the whole body (the context) are repeated in
+// every kernel that uses them; temps live in the scratch workspace (device memory), since a
+// stage's result must outlive its kernel.
+//
+// Schedule directives for GPUs (bind to blocks/threads, shared memory, barriers) belong here too:
+// they change what a kernel runs, not how a language spells it.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/c_emitter.h"
+#include "lower/schedule_bind.h"
+
+namespace ekb::codegen {
+
+class GpuEmitter : public CEmitter {
+ public:
+  GpuEmitter(const lir::Func& f, CEmitOptions options, int threads_per_block)
+      : CEmitter(f, std::move(options)), threads_per_block_(threads_per_block) {}
+
+ protected:
+  // ---- language hooks
+  // A kernel's definition up to its opening "{\n", after a comment saying `what` it runs.
+  virtual std::string kernel_head(const std::string& name, const std::string& what) const = 0;
+  // The index of the calling thread in the whole launch, and the number of threads launched
+  // (64-bit integer expressions in device code).
+  virtual std::string global_thread_index() const = 0;
+  virtual std::string global_thread_count() const = 0;
+  // How the language calls its threads, for comments ("blocks and threads").
+  virtual std::string thread_space_name() const = 0;
+  // The text launching kernel `name` over the product of `extents` (loop extents, each clamped at
+  // 0 by the launch) with threads_per_block_ threads per group, or on a single thread.
+  virtual std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) = 0;
+  virtual std::string launch_single_thread(const std::string& name) = 0;
+  // Whether a loop bound can size a launch: known before the kernel runs (default: constants and
+  // parameters only).
+  virtual bool launch_computable(const lir::Expr& e) const;
+
+  // ---- kernels of stages with loops bound to blocks and threads (lower/schedule_bind.h)
+  // The block's index, and the thread's index within its block, along axis 0, 1, 2 (x, y, z).
+  virtual std::string block_index(int axis) const = 0;
+  virtual std::string thread_index(int axis) const = 0;
+  // The statement making the threads of a block wait for each other (shared memory visible).
+  virtual std::string barrier_statement() const = 0;
+  // The declaration of a shared-memory buffer at the top of a kernel.
+  virtual std::string shared_declaration(const lir::Stmt& alloc) const = 0;
+  // The text launching kernel `name` with that geometry.
+  virtual std::string launch_geometry(const std::string& name, const lir::KernelGeometry& g) = 0;
+  // Four consecutive floats of `buffer` from element `index` (a multiple of 4) as one float4
+  // lvalue; `shared`: the buffer is in shared memory; `writable`: stored to.
+  virtual std::string float4_at(const std::string& buffer, const std::string& index, bool shared,
+                                bool writable) const = 0;
+
+  // Prints loops bound to blocks and threads, cooperative copies, barriers and shared allocations
+  // (only inside a bound kernel); the rest as the C emitter does.
+  void stmt(const lir::Stmt& s, int indent) override;
+  // Vectorized loops stay loops: GCC vector types are a C-on-cpu feature.
+  bool explicit_simd() const override { return false; }
+
+  std::string entry_body() override;
+  // The kernels entry_body() produced, in launch order.
+  const std::string& kernels() const { return kernels_; }
+
+  // `name` appears in `text` as a whole identifier.
+  static bool mentions(const std::string& text, const std::string& name);
+
+  int threads_per_block_;
+
+ private:
+  // The leading loops of `stage` that may run in parallel, outermost first (possibly none).
+  std::vector<const lir::Stmt*> parallel_loops(const lir::Stmt& stage) const;
+  bool is_pure_loop(const std::string& var) const;
+  // Prints `s` at `indent` into a string (out_ is left as it was).
+  std::string print(const lir::Stmt& s, int indent);
+  // The declarations of `context` (temps, lets around the whole body) that `code` needs.
+  std::string context_lines(const std::vector<const lir::Stmt*>& context, const std::string& code);
+  // One kernel (appended to kernels_); returns the text launching it.
+  std::string parallel_kernel(const std::vector<const lir::Stmt*>& context,
+                              const std::vector<const lir::Stmt*>& loops);
+  std::string serial_kernel(const std::vector<const lir::Stmt*>& context,
+                            const std::vector<const lir::Stmt*>& stages);
+  // A stage with bound loops as one kernel in the SPMD form (every thread runs the stage, a bound
+  // loop's variable is the block's or thread's index); its launch follows from the bound loops.
+  std::string bound_kernel(const std::vector<const lir::Stmt*>& context, const lir::Stmt& stage);
+  // A nest of GpuCooperative loops flattened and spread over the block's threads.
+  void cooperative_nest(const lir::Stmt& nest, int indent);
+  // The cooperative copy `dst[...] = src[...]` four floats at a time, when its innermost loop
+  // runs over a multiple of 4 contiguous, 16-byte aligned elements of src (the stores too when
+  // they are contiguous). Returns false (printing nothing) otherwise.
+  bool vectorized_copy(const std::vector<const lir::Stmt*>& loops, const lir::Stmt& copy, int indent,
+                       const std::string& rank, const std::string& prefix);
+  // The largest power of two (up to 16) that `e` is provably a multiple of, through the lets met.
+  int64_t known_multiple(const lir::Expr& e) const;
+
+  std::string kernels_;
+  int kernel_count_ = 0;
+  const lir::KernelGeometry* geometry_ = nullptr;  // of the bound kernel being printed
+  std::map<std::string, lir::ExprP> let_values_;     // the lets printed so far in that kernel
+  int cooperative_count_ = 0;
+};
+
+}  // namespace ekb::codegen

@@ -1,0 +1,88 @@
+// The OpenCL emitter for the `opencl` backend: a thin subclass of the GPU emitter
+// (codegen/gpu_emitter.h: the default GPU schedule, kernels and what they run), which spells
+// kernels as OpenCL C 1.2 `__kernel` functions and their launches as the launch description of
+// docs/ABI.md, exactly the form a `.cl` source solution takes:
+//
+//   __kernel void ekb_kernel_0(__global const float* restrict x, ..., long R, __global uchar* ekb_scratch) {...}
+//   /* ekb-launch
+//   scratch ekb_scratch 4096
+//   kernel ekb_kernel_0 global=[min((R * C + 255) / 256, 65535) * 256] local=[256] args=[x, y, R, C, ekb_scratch]
+//   */
+//
+// Types follow the ABI table: f16 buffers are `half` and read and written with vload_half /
+// vstore_half_rte (no cl_khr_fp16 needed: values compute in float), bf16 buffers are `ushort` bits
+// converted by two helpers defined in the file; double enables cl_khr_fp64 where used. Math calls
+// are OpenCL's overloaded built-ins.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/gpu_emitter.h"
+#include "ir/instance.h"
+
+namespace ekb::codegen {
+
+struct OpenCLEmitOptions {
+  int threads_per_group = 256;          // the local size of a parallel kernel
+  int64_t max_groups = 65535;           // beyond it, a grid-stride loop covers the rest
+  std::string scratch_name = "ekb_scratch";
+};
+
+class OpenCLEmitter : public GpuEmitter {
+ public:
+  OpenCLEmitter(const lir::Func& f, OpenCLEmitOptions options = {})
+      : GpuEmitter(f, {}, options.threads_per_group), options_(std::move(options)) {}
+
+ protected:
+  std::string storage_type(ScalarType t) const override;
+  std::string math_function(lir::Intrinsic f, ScalarType t) const override;
+  std::string half_conversion(ScalarType half, bool to_half) const override;
+  std::string loop_annotation(const lir::Stmt& loop) const override { return ""; }
+  std::string allocation(const lir::Stmt& alloc, const std::string& indent) const override;
+  std::string int_literal(int64_t v, ScalarType t) const override;
+  std::string file_header() const override;
+  std::string before_entry() const override { return kernels(); }
+  std::string entry_begin() const override;
+  std::string entry_end() const override { return "*/\n"; }
+  std::string helper_qualifier() const override { return "static inline"; }
+  std::string load_text(const lir::Expr& load, const std::string& index) override;
+  std::string store_text(const lir::Stmt& store, const std::string& index, const std::string& value) override;
+
+  std::string kernel_head(const std::string& name, const std::string& what) const override;
+  std::string global_thread_index() const override { return "(int64_t)get_global_id(0)"; }
+  std::string global_thread_count() const override { return "(int64_t)get_global_size(0)"; }
+  std::string thread_space_name() const override { return "work-groups and work-items"; }
+  std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
+  std::string launch_single_thread(const std::string& name) override;
+  bool launch_computable(const lir::Expr& e) const override;
+  std::string block_index(int axis) const override { return "get_group_id(" + std::to_string(axis) + ")"; }
+  std::string thread_index(int axis) const override { return "get_local_id(" + std::to_string(axis) + ")"; }
+  std::string barrier_statement() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
+  std::string shared_declaration(const lir::Stmt& alloc) const override;
+  std::string launch_geometry(const std::string& name, const lir::KernelGeometry& g) override;
+  std::string float4_at(const std::string& buffer, const std::string& index, bool shared,
+                        bool writable) const override {
+    return std::string("(*(") + (shared ? "__local " : "__global ") + (writable ? "" : "const ") + "float4*)&" + buffer +
+           "[" + index + "])";
+  }
+
+ private:
+  // `e` in the launch description's expression language (integers, parameters, + - * / %, min,
+  // max), or nothing when it has no spelling there.
+  std::optional<std::string> launch_expr(const lir::Expr& e) const;
+  bool is_half_buffer(const std::string& name) const;
+  std::string launch_arguments() const;
+
+  OpenCLEmitOptions options_;
+};
+
+// Lowering options for opencl: its schedule target, and every temp in the scratch workspace.
+lir::LowerOptions opencl_lower_options();
+
+// Lowers `inst` for opencl (the default GPU schedule) and prints it as OpenCL C plus its launch
+// description.
+std::string emit_opencl_source(const ir::Instance& inst, const OpenCLEmitOptions& options = {});
+std::string emit_opencl_source(const lir::Func& f, const OpenCLEmitOptions& options = {});
+
+}  // namespace ekb::codegen

@@ -1,0 +1,146 @@
+#include "codegen/simd_loop.h"
+
+#include "lower/mutator.h"
+#include "lower/simplify.h"
+
+namespace ekb::codegen {
+
+using lir::BinOp;
+using lir::Expr;
+using lir::ExprKind;
+using lir::Stmt;
+using lir::StmtKind;
+
+bool SimdLoop::varies(const Expr& e) const {
+  bool found = false;
+  lir::for_each_expr(e, [&](const Expr& x) {
+    found |= x.kind == ExprKind::Var && (x.name == lane || varying_lets.count(x.name));
+  });
+  return found;
+}
+
+std::optional<int64_t> lane_stride(const Expr& index, const std::string& var) {
+  if (!lir::uses_var(index, var)) return 0;
+  switch (index.kind) {
+    case ExprKind::Var:
+      return 1;  // it uses var, so it is var
+    case ExprKind::Cast:
+      // Between integer types of the index computation: the value is kept when it fits.
+      if (!ir::is_float(index.type) && !ir::is_float(index.args[0]->type)) return lane_stride(*index.args[0], var);
+      return std::nullopt;
+    case ExprKind::Binary: {
+      auto a = lane_stride(*index.args[0], var), b = lane_stride(*index.args[1], var);
+      if (!a || !b) return std::nullopt;
+      if (index.bin_op == BinOp::Add) return *a + *b;
+      if (index.bin_op == BinOp::Sub) return *a - *b;
+      if (index.bin_op == BinOp::Mul) {
+        const Expr& other = *a ? *index.args[1] : *index.args[0];
+        if ((*a && *b) || other.kind != ExprKind::IntImm) return std::nullopt;
+        return (*a ? *a : *b) * other.int_value;
+      }
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(SimdLoop& loop) : l_(loop) {}
+
+  std::string stmt(const Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::Block:
+        for (const lir::StmtP& x : s.stmts)
+          if (std::string why = stmt(*x); !why.empty()) return why;
+        return "";
+      case StmtKind::IfThenElse:
+        if (l_.varies(*s.value)) return "a condition differs between lanes";
+        if (std::string why = stmt(*s.body); !why.empty()) return why;
+        return s.else_body ? stmt(*s.else_body) : "";
+      case StmtKind::LetStmt:
+        if (l_.varies(*s.value)) {
+          if (s.type != l_.element) return "'" + s.name + "' is a lane-dependent " + std::string(ir::scalar_type_name(s.type));
+          if (std::string why = value(*s.value); !why.empty()) return why;
+          l_.varying_lets.insert(s.name);
+        }
+        return stmt(*s.body);
+      case StmtKind::Store: {
+        if (s.indices.size() != 1) return "a store is not flat";
+        auto stride = lane_stride(*s.indices[0], l_.lane);
+        if (!stride || *stride != 1)
+          return "the store to " + s.name + " is not to consecutive elements, one per lane";
+        return value(*s.value);
+      }
+      default:
+        return "the body has a " + std::string(s.kind == StmtKind::For ? "loop" : "mutable variable");
+    }
+  }
+
+ private:
+  // A lane-dependent value of the element type, or a uniform one (broadcast).
+  std::string value(const Expr& e) {
+    if (e.type != l_.element) return "a value of type " + std::string(ir::scalar_type_name(e.type));
+    if (!l_.varies(e)) return "";
+    switch (e.kind) {
+      case ExprKind::Var:
+        return "";  // a varying let
+      case ExprKind::Load: {
+        if (e.args.size() != 1 || e.boundary != ir::Boundary::None) return "a load is not flat";
+        auto stride = lane_stride(*e.args[0], l_.lane);
+        if (!stride || *stride != 1) return "the load of " + e.name + " is not of consecutive elements (a gather)";
+        return "";
+      }
+      case ExprKind::Unary:
+        return e.un_op == lir::UnOp::Neg ? value(*e.args[0]) : "a logical not";
+      case ExprKind::Binary:
+        if (e.bin_op != BinOp::Add && e.bin_op != BinOp::Sub && e.bin_op != BinOp::Mul && e.bin_op != BinOp::Div)
+          return "the operation " + std::string(lir::bin_op_text(e.bin_op));
+        if (std::string why = value(*e.args[0]); !why.empty()) return why;
+        return value(*e.args[1]);
+      case ExprKind::Select:
+        if (l_.varies(*e.args[0])) return "a select's condition differs between lanes";
+        if (std::string why = value(*e.args[1]); !why.empty()) return why;
+        return value(*e.args[2]);
+      default:
+        return "a call or conversion";
+    }
+  }
+
+  SimdLoop& l_;
+};
+
+}  // namespace
+
+std::optional<SimdLoop> simd_loop(const Stmt& loop, std::string* why) {
+  auto refuse = [&](const std::string& reason) -> std::optional<SimdLoop> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (loop.kind != StmtKind::For || loop.for_kind != lir::ForKind::Vectorized) return refuse("not a vectorized loop");
+  lir::ExprP extent = lir::simplify(loop.extent);
+  if (extent->kind != ExprKind::IntImm) return refuse("the width is not a constant");
+  SimdLoop l;
+  l.lane = loop.name;
+  l.width = extent->int_value;
+  // The element type: that of the first value stored (every lane-dependent value must have it).
+  const Stmt* store = nullptr;
+  lir::for_each_stmt(*loop.body, [&](const Stmt& s) {
+    if (s.kind == StmtKind::Store && !store) store = &s;
+  });
+  if (!store) return refuse("the body stores nothing");
+  l.element = store->value->type;
+  if (l.element != ir::ScalarType::F32 && l.element != ir::ScalarType::F64)
+    return refuse("the stored type is not f32 or f64");
+  int64_t bytes = l.width * ir::byte_size(l.element);
+  if (l.width < 2 || (l.width & (l.width - 1)) != 0 || bytes > 64)
+    return refuse("the width is not a power of two of at most 64 bytes");
+  Checker c(l);
+  if (std::string reason = c.stmt(*loop.body); !reason.empty()) return refuse(reason);
+  return l;
+}
+
+}  // namespace ekb::codegen

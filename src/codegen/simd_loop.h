@@ -1,0 +1,42 @@
+// Vectorized loops printed as explicit SIMD code. A `vectorize` directive makes a loop of the SIMD
+// width (For kind Vectorized, constant extent). Left as a loop with a vectorize pragma, clang
+// vectorizes it late, after the passes that keep small arrays in registers (SROA) have run, so a
+// `local` cache accessed inside it — a GEMM's accumulator tile — stays in memory, loaded and stored
+// around every multiply-add. Printed instead as straight-line code on W-lane values (GCC vector
+// extensions), every access to the cache has a constant offset once clang fully unrolls the
+// enclosing `unroll` loops, and the cache is promoted to vector registers.
+//
+// A loop qualifies when its body is stores, lets, blocks and ifs on lane-independent conditions
+// over one float element type, every access of which is either the same element in every lane
+// (uniform: printed as a scalar, broadcast where it meets a vector) or consecutive elements, one
+// per lane (index = base + lane: a vector load or store), and every lane-dependent value is built
+// from loads, + - * /, negation and select on a uniform condition. Anything else (gathers, math
+// calls, conversions, inner loops, a store all lanes make to one element) keeps the pragma loop.
+#pragma once
+#include <optional>
+#include <set>
+#include <string>
+
+#include "lower/loop_ir.h"
+
+namespace ekb::codegen {
+
+struct SimdLoop {
+  std::string lane;          // the loop's variable
+  int64_t width = 0;         // lanes
+  ir::ScalarType element{};  // f32 or f64
+  // Lets of the body whose value depends on the lane (each one a vector).
+  std::set<std::string> varying_lets;
+
+  // Whether e depends on the lane (through the loop variable or a varying let).
+  bool varies(const lir::Expr& e) const;
+};
+
+// The loop as explicit SIMD code, or nullopt with the reason in `why` (when given).
+std::optional<SimdLoop> simd_loop(const lir::Stmt& loop, std::string* why = nullptr);
+
+// The coefficient of `var` in an index expression affine in it (0 when it does not occur), or
+// nullopt when the expression is not affine in `var` (var / 2, a load at var, ...).
+std::optional<int64_t> lane_stride(const lir::Expr& index, const std::string& var);
+
+}  // namespace ekb::codegen

@@ -1,0 +1,67 @@
+// The GPU part of the schedule layer: bind(STAGE, loop, block.x|y|z or thread.x|y|z) (bind_loop)
+// makes a loop's iterations the blocks or the threads of a block along one axis (For kinds
+// GpuBlock / GpuThread, Stmt::gpu_axis), the way parallel makes them OpenMP threads. The GPU
+// emitters (codegen/gpu_emitter.h) print a top-level stage with bound loops as one kernel in the
+// SPMD form: every thread of every block runs the stage's code, a block loop's variable is the
+// block index, a thread loop's the thread index (guarded where its extent is below the block's
+// size along that axis), and a cooperative copy into shared memory (memory_cache.h) is spread over
+// all the threads of the block.
+//
+// The launch geometry derives from the bound loops: the grid from the block loops' extents, the
+// block from the largest extent bound to each thread axis. gpu_kernel_geometry checks what makes
+// such a kernel wrong or unlaunchable, each a ScheduleError naming the loop or cache:
+//  - bind: the loop must run its iterations at once (a pure loop, or a free/ordered loop without
+//    dependences between iterations); reductions need rfactor first; a loop is bound once.
+//  - block loops lead their stage (only lets above them), one per axis; thread loops sit inside
+//    them, never inside a loop bound to the same thread axis; extents are constants within the
+//    device's limits (threads per block, block and grid dimensions).
+//  - in a stage with thread loops, a store outside them (and outside cooperative copies) would run
+//    in every thread of the block: refused unless it writes a buffer private to the thread; a
+//    buffer private to each thread but allocated outside the thread loops must not be written
+//    inside them (each thread would fill only its own part of its own copy).
+//  - a barrier or a cooperative copy must be reached by every thread of the block: not under a
+//    condition or a loop bound that differs between threads, nor inside a thread loop whose extent
+//    is below the block size (its guard).
+//  - shared memory per block within kMaxSharedBytes.
+#pragma once
+#include <array>
+#include <string>
+
+#include "lower/loop_ir.h"
+
+namespace ekb::lir {
+
+// Limits every CUDA device of compute capability >= 3 has (and OpenCL devices usually do): static
+// shared memory per block, threads per block, block and grid dimensions.
+inline constexpr int64_t kMaxSharedBytes = 48 << 10;
+inline constexpr int64_t kMaxThreadsPerBlock = 1024;
+inline constexpr std::array<int64_t, 3> kMaxBlockDim = {1024, 1024, 64};
+inline constexpr std::array<int64_t, 3> kMaxGridDim = {2147483647, 65535, 65535};
+// Registers per thread (255 of 4 bytes): the most a `local` cache may hold on gpu.
+inline constexpr int64_t kMaxGpuRegisterBytes = 1020;
+
+void bind_loop(Func& f, const std::string& stage, const std::string& loop, const std::string& target);
+
+// A scheduled stage's launch: blocks and threads per axis (x, y, z), and its shared memory.
+struct KernelGeometry {
+  std::array<int64_t, 3> grid = {1, 1, 1};  // a 0 when a block loop has no iterations
+  std::array<int64_t, 3> block = {1, 1, 1};
+  int64_t shared_bytes = 0;
+  bool has_thread_loops = false;
+  int64_t threads() const { return block[0] * block[1] * block[2]; }
+  bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
+};
+
+// Whether s holds a loop bound to blocks or threads (a stage the GPU emitters launch as bound).
+bool has_gpu_bound_loops(const Stmt& s);
+// The launch of top-level stage `stage`, after checking it as described above (ScheduleError).
+KernelGeometry gpu_kernel_geometry(const Func& f, const Stmt& stage);
+// After a gpu schedule (apply_schedule calls it): temps allocated between stages (rfactor's) moved
+// to the root, so that each stage is a top-level statement (a kernel); then every stage with bound
+// loops checked as gpu_kernel_geometry does.
+void finish_gpu_schedule(Func& f);
+
+// The loops enclosing the For of `var` under root, outermost first (empty when it is not there).
+std::vector<const Stmt*> enclosing_loops(const Stmt& root, const std::string& var);
+
+}  // namespace ekb::lir

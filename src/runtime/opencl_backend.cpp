@@ -1,0 +1,61 @@
+#include "runtime/opencl_backend.h"
+
+#include <chrono>
+
+#include "runtime/compile_step.h"
+#include "runtime/opencl_program.h"
+#include "runtime/paths.h"
+
+namespace ekb::runtime {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+}  // namespace
+
+OpenCLBackend::OpenCLBackend(OpenCLBackendOptions options)
+    : options_(std::move(options)),
+      cache_(options_.cache_dir.empty() ? default_cache_dir() : options_.cache_dir, "opencl") {
+  if (options_.build_options.empty()) options_.build_options = opencl::default_build_options();
+  try {
+    device_ = opencl::select_device(options_.device);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("the opencl backend cannot run here: ") + e.what());
+  }
+  // The workers select by the full platform name, so that they find this very platform.
+  opencl::DeviceSelection{device_.platform_name, device_.index}.export_to_environment();
+  info_ = {"opencl",
+           device_.name + " (" + device_.platform_name + ", " + std::to_string(device_.compute_units) +
+               " compute units, " + std::to_string(device_.global_memory_bytes >> 30) + " GiB, driver " +
+               device_.driver_version + ")",
+           device_.version + " (" + device_.platform_version + "), build options " + options_.build_options};
+}
+
+CompileOutcome OpenCLBackend::compile(const Source& source) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!accepts(source.language)) {
+    CompileOutcome out;
+    out.message = "the opencl backend compiles OpenCL C (.cl), not " + std::string(language_name(source.language));
+    out.log = out.message;
+    return out;
+  }
+  const std::string tensors = join(source.tensor_names), params = join(source.param_names);
+  const std::string key = content_key({"opencl-program/1", source.text, tensors, params, options_.build_options,
+                                       device_.identity()});
+  CompilerInvocation invocation;
+  invocation.head = {default_worker_executable(), "opencl-compile", "--platform", device_.platform_name,
+                     "--device", std::to_string(device_.index), "--tensors", tensors, "--params", params,
+                     "--options", options_.build_options};
+  invocation.source_ext = ".cl";
+  invocation.artifact_ext = ".clprog";
+  invocation.command.timeout_s = options_.compile_timeout_s;
+  invocation.command.memory_limit_bytes = options_.compiler_memory_limit;
+  return compile_into_cache(cache_, "opencl", key, source, invocation, t0);
+}
+
+}  // namespace ekb::runtime

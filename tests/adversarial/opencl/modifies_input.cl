@@ -1,0 +1,17 @@
+// workload: linalg.gemm/small
+// expect: input_modified
+// Correct, then a second launch overwrites the first element of input A on the device.
+__kernel void gemm(__global const float* C_in, __global const float* A, __global const float* B,
+                   __global float* C, long NI, long NJ, long NK) {
+  long e = get_global_id(0);
+  if (e >= NI * NJ) return;
+  long i = e / NJ, j = e % NJ;
+  float acc = 0.0f;
+  for (long k = 0; k < NK; ++k) acc += 1.5f * A[i * NK + k] * B[k * NJ + j];
+  C[e] = 1.2f * C_in[e] + acc;
+}
+__kernel void scribble(__global float* A) { A[0] = 12345.0f; }
+/* ekb-launch
+kernel gemm global=[(NI * NJ + 63) / 64 * 64] local=[64] args=[C_in, A, B, C, NI, NJ, NK]
+kernel scribble global=[1] args=[A]
+*/

@@ -1,0 +1,10 @@
+// workload: linalg.gemm/small
+// expect: mismatch
+// Writes zeros everywhere.
+__kernel void fill(__global float* C, long NI, long NJ) {
+  long e = get_global_id(0);
+  if (e < NI * NJ) C[e] = 0.0f;
+}
+/* ekb-launch
+kernel fill global=[(NI * NJ + 63) / 64 * 64] local=[64] args=[C, NI, NJ]
+*/

@@ -1,0 +1,127 @@
+// The hand-written GPU schedules (examples/schedules-cuda) through the GPU emitters: for every
+// workload they solve, the CUDA compiles into an sm_90 cubin (NVRTC, or nvcc -cubin) and the OpenCL
+// is emitted with its launch geometry; the micro workloads run on an OpenCL device (PoCL here and
+// in CI: work-groups, local memory and barriers executed for real) through the whole evaluation
+// protocol against the reference. What the kernels look like: GpuEmitterScheduled.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "codegen/cuda_emitter.h"
+#include "codegen/opencl_emitter.h"
+#include "cuda_compile_util.h"
+#include "eval/eval_test_util.h"
+#include "eval/solution_set.h"
+#include "runtime/opencl_backend.h"
+#include "suite_params.h"
+
+namespace ekb::codegen {
+namespace {
+
+const std::string kScheduleDir = EKB_SOURCE_DIR "/examples/schedules-cuda";
+
+// Every suite workload a file in kScheduleDir solves, as "PATTERN/WORKLOAD".
+std::vector<std::string> scheduled_workloads() {
+  std::vector<std::string> names;
+  for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, testing::embedded_suite().workloads(), "cuda"))
+    if (!c.missing()) names.push_back(c.workload.full_name());
+  return names;
+}
+
+eval::CandidateRef candidate(const std::string& workload) {
+  auto w = testing::embedded_suite().find_workload(workload);
+  EXPECT_TRUE(w.has_value()) << workload;
+  for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, {*w}, "cuda"))
+    if (!c.missing()) return c;
+  ADD_FAILURE() << "no schedule for " << workload;
+  return {};
+}
+
+class GpuSchedules : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuSchedules, CudaCompilesForSm90AndOpenCLIsEmitted) {
+  ir::Instance inst = suite::bind_workload(*testing::embedded_suite().find_workload(GetParam()));
+  runtime::Source cuda = eval::candidate_source(candidate(GetParam()), inst, "cuda");
+  EXPECT_NE(cuda.text.find("<<<dim3("), std::string::npos) << "no kernel of the schedule:\n" << cuda.text;
+  runtime::Source cl = eval::candidate_source(candidate(GetParam()), inst, "opencl");
+  EXPECT_NE(cl.text.find("get_local_id(0)"), std::string::npos) << cl.text;
+
+  std::string tool;
+  std::string log = testing::compile_cubin(cuda.text, GetParam() + ".cu", &tool);
+  if (log.rfind("skip: ", 0) == 0) GTEST_SKIP() << log.substr(6);
+  EXPECT_EQ(log, "") << tool << " rejected the CUDA of " << GetParam() << ":\n" << cuda.text;
+}
+
+runtime::OpenCLBackend* opencl_backend(std::string* why) {
+  static std::string reason;
+  static std::unique_ptr<runtime::OpenCLBackend> b = [] {
+    try {
+      runtime::OpenCLBackendOptions o;
+      o.device = runtime::opencl::DeviceSelection::from_environment();
+      o.cache_dir = ekb::testing::test_cache_dir();
+      return std::make_unique<runtime::OpenCLBackend>(o);
+    } catch (const std::exception& e) {
+      reason = e.what();
+      return std::unique_ptr<runtime::OpenCLBackend>();
+    }
+  }();
+  *why = reason;
+  return b.get();
+}
+
+TEST_P(GpuSchedules, MicroWorkloadsAreCorrectOnAnOpenCLDevice) {
+  const auto w = testing::embedded_suite().find_workload(GetParam());
+  if (std::find(w->workload->tags.begin(), w->workload->tags.end(), "micro") == w->workload->tags.end())
+    GTEST_SKIP() << "a CPU OpenCL device runs only the micro workloads in reasonable time";
+  std::string why;
+  runtime::OpenCLBackend* cl = opencl_backend(&why);
+  if (!cl) GTEST_SKIP() << "no OpenCL device: " << why;
+  eval::WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(GetParam());
+  runtime::Source scheduled = eval::candidate_source(candidate(GetParam()), ref.instance(), "opencl");
+  runtime::Source native = eval::native_baseline_source(ref.instance(), "opencl");
+  eval::EvalOptions options = ekb::testing::fast_options();
+  options.time = false;
+  options.call_timeout_s = 60;
+  eval::CandidateResult r = eval::evaluate(*cl, ref, scheduled, native, options);
+  EXPECT_TRUE(r.correct) << GetParam() << ": " << eval::error_kind_name(r.error) << ": " << r.message << "\n"
+                         << scheduled.text;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, GpuSchedules, ::testing::ValuesIn(scheduled_workloads()),
+                         testing::workload_test_name);
+
+TEST(GpuEmitterScheduled, GemmKernelInCudaAndOpenCL) {
+  const std::string workload = "linalg.gemm/medium";
+  ir::Instance inst = suite::bind_workload(*testing::embedded_suite().find_workload(workload));
+  // The register-tiled all.ekb (medium.ekb, which wins for this workload, is the simple one).
+  eval::CandidateRef all = candidate(workload);
+  all.solution = "linalg.gemm/all.ekb";
+  all.path = kScheduleDir + "/" + all.solution;
+  std::string cuda = eval::candidate_source(all, inst, "cuda").text;
+  // Shared panels declared at the kernel's top, copied by all 256 threads, between barriers; the
+  // register tile a local array; the launch from the bound loops (200 x 220 in 128 x 128 tiles).
+  EXPECT_NE(cuda.find("__shared__ __align__(16) float As[1024];"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("(int64_t)threadIdx.x + 16 * (int64_t)threadIdx.y"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("+= 256)"), std::string::npos) << cuda;
+  size_t syncs = 0;
+  for (size_t p = cuda.find("__syncthreads();"); p != std::string::npos; p = cuda.find("__syncthreads();", p + 1))
+    ++syncs;
+  EXPECT_EQ(syncs, 2u) << cuda;
+  EXPECT_NE(cuda.find("float Cl[64]"), std::string::npos) << cuda;
+  // A's panel rows (8 floats from a multiple of 8, rows of 240) are loaded as float4, stored
+  // transposed one float at a time; B's panel is cut short by the edge of C, so loaded by floats.
+  EXPECT_NE(cuda.find("const float4 ekb_coop0_v = (*(const float4*)&A["), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("= ekb_coop0_v.w;"), std::string::npos) << cuda;
+  EXPECT_EQ(cuda.find("&B["), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("<<<dim3(2, 2, 1), dim3(16, 16, 1), 0, stream>>>"), std::string::npos) << cuda;
+
+  std::string cl = eval::candidate_source(all, inst, "opencl").text;
+  EXPECT_NE(cl.find("(*(__global const float4*)&A["), std::string::npos) << cl;
+  EXPECT_NE(cl.find("__local float As[1024] __attribute__((aligned(16)));"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("barrier(CLK_LOCAL_MEM_FENCE);"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("get_group_id(1)"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("global=[32, 32, 1] local=[16, 16, 1]"), std::string::npos) << cl;
+}
+
+}  // namespace
+}  // namespace ekb::codegen

@@ -1,0 +1,87 @@
+// Which vectorized loops the C emitter prints as explicit SIMD code (codegen/simd_loop.h), and
+// what it prints; tests/codegen/scheduled_simd_test.cpp reads the assembly, the schedule tests
+// and tests/codegen/schedule_property_test.cpp check the results against the reference.
+#include "codegen/simd_loop.h"
+
+#include <gtest/gtest.h>
+
+#include "codegen/c_emitter.h"
+
+namespace ekb::codegen {
+namespace {
+
+using namespace lir;
+
+ExprP idx(const std::string& v) { return var(v, ScalarType::Index); }
+ExprP row_plus_lane() {  // i * 64 + l
+  return binary(BinOp::Add, binary(BinOp::Mul, idx("i"), index_imm(64)), idx("l"));
+}
+ExprP f32_load(const std::string& buffer, ExprP index) { return load(buffer, ScalarType::F32, {std::move(index)}); }
+
+StmtP lanes(StmtP body, int64_t width = 16) {
+  return make_for("l", index_imm(0), index_imm(width), std::move(body), ForKind::Vectorized);
+}
+
+std::string refusal(const StmtP& loop) {
+  std::string why;
+  EXPECT_FALSE(simd_loop(*loop, &why));
+  return why;
+}
+
+TEST(SimdLoop, LaneStrideOfAffineIndices) {
+  EXPECT_EQ(lane_stride(*row_plus_lane(), "l"), 1);
+  EXPECT_EQ(lane_stride(*binary(BinOp::Mul, idx("l"), index_imm(3)), "l"), 3);
+  EXPECT_EQ(lane_stride(*binary(BinOp::Sub, idx("i"), idx("l")), "l"), -1);
+  EXPECT_EQ(lane_stride(*idx("i"), "l"), 0);
+  EXPECT_FALSE(lane_stride(*binary(BinOp::Div, idx("l"), index_imm(2)), "l"));
+  EXPECT_FALSE(lane_stride(*binary(BinOp::Mul, idx("l"), idx("i")), "l"));
+}
+
+TEST(SimdLoop, ConsecutiveAccessesAndUniformValuesQualify) {
+  // y[i*64 + l] = -(2 * x[i*64 + l]) + z[i], with a lane-dependent let in between.
+  ExprP scaled = binary(BinOp::Mul, float_imm(ScalarType::F32, 2), f32_load("x", row_plus_lane()));
+  StmtP body = make_let("t", scaled,
+                        make_store("y", {row_plus_lane()},
+                                   binary(BinOp::Add, unary(UnOp::Neg, var("t", ScalarType::F32)), f32_load("z", {idx("i")}))));
+  auto l = simd_loop(*lanes(body));
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->width, 16);
+  EXPECT_EQ(l->element, ScalarType::F32);
+  EXPECT_TRUE(l->varying_lets.count("t"));
+  EXPECT_FALSE(l->varies(*f32_load("z", {idx("i")})));
+}
+
+TEST(SimdLoop, GathersCallsLaneConditionsAndSharedStoresKeepTheLoop) {
+  ExprP gather = f32_load("x", {binary(BinOp::Mul, idx("l"), index_imm(2))});
+  EXPECT_NE(refusal(lanes(make_store("y", {row_plus_lane()}, gather))).find("gather"), std::string::npos);
+  ExprP e = call(Intrinsic::Exp, ScalarType::F32, {f32_load("x", row_plus_lane())});
+  EXPECT_NE(refusal(lanes(make_store("y", {row_plus_lane()}, e))).find("call"), std::string::npos);
+  StmtP guarded = make_if(binary(BinOp::Lt, idx("l"), index_imm(3)), make_store("y", {row_plus_lane()}, f32_load("x", row_plus_lane())));
+  EXPECT_NE(refusal(lanes(guarded)).find("condition differs between lanes"), std::string::npos);
+  // Every lane storing to s[i]: a reduction the pragma loop (or rfactor) must handle.
+  EXPECT_NE(refusal(lanes(make_store("s", {idx("i")}, f32_load("x", row_plus_lane())))).find("consecutive"),
+            std::string::npos);
+  // 16 doubles are 128 bytes: wider than a vector register.
+  ExprP d = load("xd", ScalarType::F64, {row_plus_lane()});
+  EXPECT_NE(refusal(lanes(make_store("yd", {row_plus_lane()}, d))).find("64 bytes"), std::string::npos);
+}
+
+TEST(SimdLoop, EmittedAsVectorLoadsStoresAndBroadcasts) {
+  Func f;
+  f.name = "k";
+  f.buffers = {{"x", ScalarType::F32, {128}, BufferRole::Input}, {"z", ScalarType::F32, {2}, BufferRole::Input},
+               {"y", ScalarType::F32, {128}, BufferRole::Output}};
+  ExprP value = binary(BinOp::Add, binary(BinOp::Mul, float_imm(ScalarType::F32, 2), f32_load("x", row_plus_lane())),
+                       f32_load("z", {idx("i")}));
+  f.body = make_for("i", index_imm(0), index_imm(2), lanes(make_store("y", {row_plus_lane()}, value)));
+  std::string c = emit_c_source(f);
+  EXPECT_NE(c.find("typedef float ekb_f32x16 __attribute__((vector_size(64)));"), std::string::npos) << c;
+  EXPECT_NE(c.find("ekb_store_f32x16(&y["), std::string::npos) << c;
+  EXPECT_NE(c.find("(ekb_splat_f32x16(2"), std::string::npos) << c;
+  EXPECT_NE(c.find("* ekb_load_f32x16(&x["), std::string::npos) << c;
+  EXPECT_NE(c.find("+ ekb_splat_f32x16(z[i])"), std::string::npos) << c;
+  EXPECT_EQ(c.find("for (int64_t l"), std::string::npos) << c;
+}
+
+}  // namespace
+}  // namespace ekb::codegen

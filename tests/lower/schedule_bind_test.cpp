@@ -1,0 +1,226 @@
+// The GPU part of the schedule and memory layers, on the loop IR alone (no GPU needed): bind as For
+// kinds and axes, shared caches loaded cooperatively between barriers, the kernel geometry the
+// bound loops give, and the errors for what would be wrong or unlaunchable code.
+#include "lower/schedule_bind.h"
+
+#include <gtest/gtest.h>
+
+#include "lower/region.h"
+#include "lower/schedule_loops.h"
+#include "schedule_test_util.h"
+
+namespace ekb::lir {
+namespace {
+
+using testing::pattern;
+
+// "pattern ... schedule gpu { SCHEDULE } memory gpu { MEMORY }"
+std::string gpu_text(const std::string& body, const std::string& workload, const std::string& schedule,
+                     const std::string& memory = "") {
+  std::string t = pattern(body, workload) + "schedule gpu {\n" + schedule + "\n}\n";
+  if (!memory.empty()) t += "memory gpu {\n" + memory + "\n}\n";
+  return t;
+}
+
+LowerOptions gpu_options(const std::string& stop = "") {
+  LowerOptions o;
+  o.schedule_target = "cuda";
+  o.storage.max_stack_bytes = 0;
+  o.stop_after = stop;
+  return o;
+}
+
+// The loop IR after apply_schedule for a gpu target, or "error: ..." when a directive is refused.
+std::string gpu_lir(const std::string& text) {
+  auto l = ir::testing::load(text);
+  if (!l.inst) return "verifier: " + l.diags;
+  try {
+    return to_string(*lower(*l.inst, gpu_options("apply_schedule")).body);
+  } catch (const ScheduleError& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+const char* kScale =
+    "  params M, N\n  input x : f32[M, N] in [-1, 1]\n  output y : f32[M, N]\n  y[i, j] = 2.0 * x[i, j]";
+const char* kGemm =
+    "  params M, N, K\n  input A : f32[M, K] in [-1, 1]\n  input B : f32[K, N] in [-1, 1]\n  output C : f32[M, N]\n"
+    "  C[i, j] = sum(k in 0..K: A[i, k] * B[k, j])";
+// 32x32 block tiles of 8x8 threads with 4x4 outputs each, k in steps of 8.
+const char* kGemmTiles =
+    "split(C, i, 32, bi, ii)\n  split(C, j, 32, bj, jj)\n  split(C, ii, 4, ty, ri)\n  split(C, jj, 4, tx, rj)\n"
+    "  split(C, k, 8, ko, ki)\n  reorder(C, bi, bj, ty, tx, ko, ki, ri, rj)\n"
+    "  bind(C, bi, block.y)\n  bind(C, bj, block.x)\n  bind(C, ty, thread.y)\n  bind(C, tx, thread.x)";
+
+TEST(ScheduleBind, LoopsBecomeBlocksAndThreads) {
+  std::string lir = gpu_lir(gpu_text(kScale, "M = 6, N = 100",
+                                     "split(y, j, 32, jo, ji)\n  bind(y, i, block.y)\n  bind(y, jo, block.x)\n"
+                                     "  bind(y, ji, thread.x)"));
+  EXPECT_NE(lir.find("for i in [0, +6) gpu_block.y"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("gpu_block.x"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("gpu_thread.x"), std::string::npos) << lir;
+
+  auto l = ir::testing::load(gpu_text(kScale, "M = 6, N = 100",
+                                      "split(y, j, 32, jo, ji)\n  bind(y, i, block.y)\n  bind(y, jo, block.x)\n"
+                                      "  bind(y, ji, thread.x)"));
+  ASSERT_TRUE(l.inst) << l.diags;
+  Func f = lower(*l.inst, gpu_options());
+  KernelGeometry g = gpu_kernel_geometry(f, *top_level(f).stmts.at(0));
+  EXPECT_EQ(g.grid, (std::array<int64_t, 3>{4, 6, 1}));  // 100 columns in 4 tiles of 32
+  EXPECT_EQ(g.block, (std::array<int64_t, 3>{32, 1, 1}));
+}
+
+TEST(ScheduleBind, ScheduleGpuAppliesToEveryGpuBackendAndNotToCpu) {
+  std::string text = gpu_text(kScale, "M = 6, N = 8", "bind(y, i, block.x)\n  bind(y, j, thread.x)");
+  for (const char* target : {"cuda", "opencl"}) {
+    auto l = ir::testing::load(text);
+    ASSERT_TRUE(l.inst) << l.diags;
+    LowerOptions o = gpu_options("apply_schedule");
+    o.schedule_target = target;
+    EXPECT_NE(to_string(*lower(*l.inst, o).body).find("gpu_thread.x"), std::string::npos) << target;
+  }
+  EXPECT_EQ(testing::scheduled_lir(text).find("gpu_"),
+            std::string::npos);  // cpu ignores `schedule gpu`
+}
+
+TEST(ScheduleBind, IllegalBindingsNameTheDirective) {
+  // A reduction loop carries a dependence between its iterations.
+  std::string e = gpu_lir(gpu_text(kGemm, "M = 8, N = 8, K = 8", "bind(C, i, block.x)\n  bind(C, k, thread.x)"));
+  EXPECT_NE(e.find("'bind(C, k, thread.x)': cannot bind loop 'k' to thread.x"), std::string::npos) << e;
+  EXPECT_NE(e.find("rfactor"), std::string::npos) << e;
+  // An ordered loop whose iterations read what earlier ones wrote (a scan).
+  e = gpu_lir(pattern("  params N\n  input x : f32[N] in [-1, 1]\n  output y : f32[N]\n  y[i] = x[i]\n"
+                      "  for i in 1..N: y[i] = y[i - 1] + x[i]",
+                      "N = 16") +
+              "schedule gpu {\n  bind(y.update(0), i, thread.x)\n}\n");
+  EXPECT_NE(e.find("cannot bind loop 'i' to thread.x"), std::string::npos) << e;
+  // Bound twice; on cpu.
+  e = gpu_lir(gpu_text(kScale, "M = 6, N = 8", "bind(y, i, block.x)\n  bind(y, i, thread.x)"));
+  EXPECT_NE(e.find("is already gpu_block.x"), std::string::npos) << e;
+  e = testing::schedule_error(pattern(kScale, "M = 6, N = 8") + "schedule cpu {\n  bind(y, i, block.x)\n}\n");
+  EXPECT_NE(e.find("no meaning on cpu"), std::string::npos) << e;
+  e = gpu_lir(gpu_text(kScale, "M = 6, N = 8", "parallel(y, i)"));
+  EXPECT_NE(e.find("no meaning on gpu"), std::string::npos) << e;
+}
+
+TEST(ScheduleBind, LaunchLimitsAreErrors) {
+  std::string e = gpu_lir(gpu_text(kScale, "M = 6, N = 4096", "split(y, j, 2048, jo, ji)\n  bind(y, ji, thread.x)"));
+  EXPECT_NE(e.find("2048 iterations, more than a block's size along that axis (1024)"), std::string::npos) << e;
+  e = gpu_lir(gpu_text(kScale, "M = 64, N = 64", "bind(y, i, thread.y)\n  bind(y, j, thread.x)"));
+  EXPECT_NE(e.find("64 x 64 x 1 = 4096 threads, more than a block may have (1024)"), std::string::npos) << e;
+  e = gpu_lir(gpu_text(kScale, "M = 100000, N = 2", "bind(y, i, block.y)"));
+  EXPECT_NE(e.find("more than the grid allows along that axis (65535)"), std::string::npos) << e;
+  e = gpu_lir(gpu_text(kScale, "M = 6, N = 8", "bind(y, j, block.x)"));
+  EXPECT_NE(e.find("is bound to block.x but is not among the outermost loops of its stage"), std::string::npos) << e;
+  e = gpu_lir(gpu_text(kScale, "M = 6, N = 8", "bind(y, i, thread.x)\n  bind(y, j, thread.x)"));
+  EXPECT_NE(e.find("inside another loop bound to the same axis"), std::string::npos) << e;
+}
+
+TEST(ScheduleBind, PerThreadBufferWrittenByTheBlockIsAnError) {
+  // A cache allocated at block level is one copy per thread; the thread loops inside would each
+  // fill their own part of their own copy, and the write-back would store the rest as garbage.
+  std::string e = gpu_lir(gpu_text(kScale, "M = 8, N = 64",
+                                   "split(y, j, 32, jo, ji)\n  bind(y, i, block.y)\n  bind(y, ji, thread.x)",
+                                   "cache_write(y, i, global, yc)"));
+  EXPECT_NE(e.find("'yc' is allocated outside the loops bound to threads"), std::string::npos) << e;
+}
+
+TEST(MemoryShared, GemmPanelsLoadedCooperativelyBetweenBarriers) {
+  std::string lir = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles,
+                                     "cache_read(A, C, ko, shared, As)\n  cache_read(B, C, ko, shared, Bs)\n"
+                                     "  cache_write(C, tx, local, Cl)"));
+  // The whole block's panels (32 rows x 8 of A, 8 x 32 of B), not one thread's 4 rows.
+  EXPECT_NE(lir.find("allocate As: f32[256] in shared"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("allocate Bs: f32[256] in shared"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("allocate Cl: f32[16] in local"), std::string::npos) << lir;
+  EXPECT_EQ(count(lir, "gpu_cooperative"), 4u) << lir;  // two loops per copy
+  // One copy phase for both caches: copy, copy, barrier, compute, barrier.
+  EXPECT_EQ(count(lir, "barrier"), 2u) << lir;
+  size_t first_barrier = lir.find("barrier"), last_copy = lir.rfind("gpu_cooperative");
+  EXPECT_LT(last_copy, first_barrier) << lir;
+}
+
+TEST(MemoryShared, ErrorsForSharedCaches) {
+  // Not inside a block.
+  std::string e = gpu_lir(gpu_text(kScale, "M = 8, N = 8", "bind(y, j, thread.x)", "cache_read(x, y, i, shared, xs)"));
+  EXPECT_NE(e.find("shared memory belongs to a block of threads"), std::string::npos) << e;
+  // Over the block's shared memory: a 128 x 128 f32 panel is 64 KiB.
+  e = gpu_lir(gpu_text(kGemm, "M = 256, N = 256, K = 256",
+                       "split(C, i, 128, bi, ii)\n  split(C, j, 128, bj, jj)\n  reorder(C, bi, bj, k, ii, jj)\n"
+                       "  bind(C, bi, block.y)\n  bind(C, bj, block.x)\n  split(C, jj, 16, jt, tx)\n"
+                       "  bind(C, tx, thread.x)",
+                       "cache_read(A, C, bj, shared, As)"));
+  EXPECT_NE(e.find("more than a block's shared memory (49152)"), std::string::npos) << e;
+  // What a cache_write into shared memory would need (who writes back what) is not there.
+  e = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, "cache_write(C, bj, shared, Cs)"));
+  EXPECT_NE(e.find("cache_write into shared memory is not supported"), std::string::npos) << e;
+  e = gpu_lir(
+      gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, "cache_read(A, C, ko, shared, As)\n  double_buffer(As)"));
+  EXPECT_NE(e.find("double_buffer is not implemented yet on gpu"), std::string::npos) << e;
+}
+
+// A bound stage built by hand: `body` inside a block loop over 4 blocks.
+Func kernel_of(StmtP body) {
+  Func f;
+  f.name = "k";
+  f.buffers.push_back({"out", ScalarType::F32, {128}, BufferRole::Output});
+  auto blocks = std::make_shared<Stmt>(*make_for("bx", index_imm(0), index_imm(4), std::move(body)));
+  blocks->for_kind = ForKind::GpuBlock;
+  f.body = blocks;
+  return f;
+}
+
+StmtP thread_loop(const std::string& v, int64_t extent, StmtP body) {
+  auto s = std::make_shared<Stmt>(*make_for(v, index_imm(0), index_imm(extent), std::move(body)));
+  s->for_kind = ForKind::GpuThread;
+  return s;
+}
+
+StmtP store_at(const std::string& v) {
+  return make_store(
+      "out",
+      {binary(BinOp::Add, binary(BinOp::Mul, var("bx", ScalarType::Index), index_imm(32)), var(v, ScalarType::Index))},
+      float_imm(ScalarType::F32, 1.0));
+}
+
+TEST(GpuKernelGeometry, BarriersAndStoresOfTheWholeBlock) {
+  // The block has 32 threads along x; a 16-iteration thread loop leaves half of them out.
+  Func f = kernel_of(make_block({thread_loop("t1", 32, store_at("t1")), thread_loop("t2", 16, make_barrier())}));
+  try {
+    gpu_kernel_geometry(f, *f.body);
+    FAIL() << "a barrier in a guarded thread loop was accepted";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("not reached by every thread of the block: loop 't2'"), std::string::npos)
+        << e.what();
+  }
+  // A condition on the thread index diverges too.
+  Func g = kernel_of(
+      thread_loop("t", 32,
+                  make_block({store_at("t"),
+                              make_if(binary(BinOp::Lt, var("t", ScalarType::Index), index_imm(5)), make_barrier())})));
+  EXPECT_THROW(gpu_kernel_geometry(g, *g.body), ScheduleError);
+  // A store outside the thread loops would be repeated by every thread of the block.
+  Func r = kernel_of(make_block({thread_loop("t", 32, store_at("t")),
+                                 make_store("out", {var("bx", ScalarType::Index)}, float_imm(ScalarType::F32, 0.0))}));
+  try {
+    gpu_kernel_geometry(r, *r.body);
+    FAIL() << "a store outside the thread loops was accepted";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("'out' is stored outside the loops bound to threads"), std::string::npos)
+        << e.what();
+  }
+  // Every thread reaches it: fine.
+  Func h = kernel_of(thread_loop("t", 32, make_block({store_at("t"), make_barrier()})));
+  KernelGeometry geometry = gpu_kernel_geometry(h, *h.body);
+  EXPECT_EQ(geometry.threads(), 32);
+  EXPECT_EQ(geometry.grid[0], 4);
+}
+
+}  // namespace
+}  // namespace ekb::lir
