@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The hand-written CUDA schedule of linalg.gemm (examples/schedules-cuda/linalg.gemm/all.ekb)
 # against cuBLAS SGEMM (FP32, no TF32) on a GPU machine, at 4096^3 and at the suite's sizes.
-#   here:        bench/cuda_schedule_gemm.sh emit BUILD_DIR   (writes .gpudir-scratch/gemm_*.cu)
+#   here:        bench/cuda_schedule_gemm.sh emit BUILD_DIR   (writes build-cuda-gemm/gemm_*.cu)
 #   GPU machine: bench/cuda_schedule_gemm.sh run              (nvcc, then one line per size)
-# `emit` needs ekb; `run` needs only nvcc and cuBLAS (carry .gpudir-scratch).
+# `emit` needs ekb; `run` needs only nvcc and cuBLAS (carry build-cuda-gemm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=.gpudir-scratch
+dir=build-cuda-gemm  # ignored by git (build-*/)
 sizes="sgemm_4096:4096:4096:4096 square_1024:1024:1024:1024 medium:200:220:240"
 case "${1:-}" in
   emit)

@@ -219,7 +219,7 @@ void add_eval_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate solutions against the baseline: correctness, speed, report");
   cmd->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")->capture_default_str();
   cmd->add_option("--platform", o->platform,
-                  "opencl: the platform whose name contains this (case-insensitive: pocl, nvidia; default: the first "
+                  "opencl: the platform whose name or version contains this (case-insensitive: pocl, nvidia; default: the first "
                   "with a device)");
   cmd->add_option("--device", o->device, "opencl: the device index within the platform (default 0)");
   cmd->add_option("-s,--solutions", o->solutions,

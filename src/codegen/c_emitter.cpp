@@ -204,7 +204,7 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
       simd_stmt(*s.body, lanes, indent);
       return;
     case lir::StmtKind::Store:
-      out_ += pad + simd_helper("store", lanes) + "(" + first_lane_address(s.name, s.indices[0], lanes) + ", " +
+      out_ += pad + simd_helper("store", lanes) + "(" + first_lane_address(s.name, s.indices[0]) + ", " +
               simd_value(*s.value, lanes) + ");\n";
       return;
     default:
@@ -218,7 +218,7 @@ std::string CEmitter::simd_value(const lir::Expr& e, const SimdLoop& lanes) {
     case lir::ExprKind::Var:
       return e.name;
     case lir::ExprKind::Load:
-      return simd_helper("load", lanes) + "(" + first_lane_address(e.name, e.args[0], lanes) + ")";
+      return simd_helper("load", lanes) + "(" + first_lane_address(e.name, e.args[0]) + ")";
     case lir::ExprKind::Unary:
       return "(-" + simd_value(*e.args[0], lanes) + ")";
     case lir::ExprKind::Binary:
@@ -236,7 +236,7 @@ std::string CEmitter::simd_helper(const std::string& op, const SimdLoop& lanes) 
   return use_helper("ekb_" + op + "_" + helper_suffix(lanes.element) + "x" + std::to_string(lanes.width));
 }
 
-std::string CEmitter::first_lane_address(const std::string& buffer, const lir::ExprP& index, const SimdLoop&) {
+std::string CEmitter::first_lane_address(const std::string& buffer, const lir::ExprP& index) {
   return "&" + buffer + "[" + expr(*index) + "]";
 }
 

@@ -52,8 +52,9 @@ class CEmitter : public CLikeEmitter {
   std::string simd_value(const lir::Expr& e, const SimdLoop& lanes);
   // The helper `op` ("load", "store", "splat") for the loop's vector type, declared with it.
   std::string simd_helper(const std::string& op, const SimdLoop& lanes);
-  // The address of the first lane's element of a consecutive access.
-  std::string first_lane_address(const std::string& buffer, const lir::ExprP& index, const SimdLoop& lanes);
+  // The address of the first lane's element of a consecutive access (the lane variable is
+  // declared at its first value around the SIMD code).
+  std::string first_lane_address(const std::string& buffer, const lir::ExprP& index);
 
   CEmitOptions options_;
   // Set while the body is emitted (before entry_begin): the kernel has a vectorized loop.

@@ -29,10 +29,11 @@ OpenCLBackend::OpenCLBackend(OpenCLBackendOptions options)
   }
   // The workers select by the full platform name, so that they find this very platform.
   opencl::DeviceSelection{device_.platform_name, device_.index}.export_to_environment();
+  // The name keys stored calibrations: no memory size in it, which PoCL derives from the host's
+  // free memory (it changed between two runs here).
   info_ = {"opencl",
            device_.name + " (" + device_.platform_name + ", " + std::to_string(device_.compute_units) +
-               " compute units, " + std::to_string(device_.global_memory_bytes >> 30) + " GiB, driver " +
-               device_.driver_version + ")",
+               " compute units, driver " + device_.driver_version + ")",
            device_.version + " (" + device_.platform_version + "), build options " + options_.build_options};
 }
 
@@ -54,7 +55,10 @@ CompileOutcome OpenCLBackend::compile(const Source& source) {
   invocation.source_ext = ".cl";
   invocation.artifact_ext = ".clprog";
   invocation.command.timeout_s = options_.compile_timeout_s;
-  invocation.command.memory_limit_bytes = options_.compiler_memory_limit;
+  // An address-space limit only where the device is the CPU: a GPU driver reserves address space
+  // for all of device and host memory when the platform loads, so under a limit the ICD loader
+  // silently drops the platform (the NVIDIA one did, on the H200) and the child finds no device.
+  invocation.command.memory_limit_bytes = device_.is_cpu() ? options_.compiler_memory_limit : 0;
   return compile_into_cache(cache_, "opencl", key, source, invocation, t0);
 }
 

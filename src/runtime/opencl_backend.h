@@ -23,7 +23,7 @@ struct OpenCLBackendOptions {
   std::string build_options;       // empty: opencl::default_build_options()
   std::string cache_dir;           // empty means default_cache_dir()
   double compile_timeout_s = 300;
-  uint64_t compiler_memory_limit = 16ull << 30;
+  uint64_t compiler_memory_limit = 16ull << 30;  // on CPU devices only (see compile)
 };
 
 class OpenCLBackend final : public Backend {

@@ -46,7 +46,35 @@ T device_value(const Api& cl, cl_device_id d, cl_device_info what) {
   return v;
 }
 
+// The ICD loader's variables as this process got them. ocl-icd splits OCL_ICD_FILENAMES in place
+// (strtok on the environment's own string) when it first loads its drivers, so the processes
+// started afterwards inherited "libpocl.so.2" of "libpocl.so.2:libnvidia-opencl.so.1" and found
+// no NVIDIA platform (the compile step, on the H200). Put back after every enumeration.
+class IcdEnvironment {
+ public:
+  IcdEnvironment() {
+    for (const char* name : kNames)
+      if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
+  }
+  void restore() const {
+    for (const auto& [name, value] : saved_) ::setenv(name.c_str(), value.c_str(), 1);
+  }
+
+ private:
+  static constexpr const char* kNames[] = {"OCL_ICD_FILENAMES", "OCL_ICD_VENDORS"};
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+// Taken once, before the loader is loaded (api()).
+const IcdEnvironment& icd_environment_as_started() {
+  static const IcdEnvironment env;
+  return env;
+}
+
 std::vector<cl_platform_id> platforms(const Api& cl) {
+  struct Restore {
+    ~Restore() { icd_environment_as_started().restore(); }
+  } restore;
   cl_uint n = 0;
   // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR (-1001) when no platform is installed.
   if (cl.clGetPlatformIDs(0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
@@ -97,6 +125,7 @@ const Api* api(std::string* why) {
   static std::string reason;
   std::call_once(once, [] {
     point_loader_at_unregistered_drivers();
+    (void)icd_environment_as_started();
     void* lib = nullptr;
     std::string tried;
     std::vector<std::string> loaders = {"libOpenCL.so.1", "libOpenCL.so"};
@@ -225,7 +254,10 @@ Device select_device(const DeviceSelection& selection) {
   const std::string want = lower(selection.platform);
   for (cl_platform_id p : ps) {
     const std::string name = platform_string(cl, p, CL_PLATFORM_NAME);
-    if (!want.empty() && lower(name).find(want) == std::string::npos) continue;
+    // The name or the version string: PoCL's name is "Portable Computing Language", and its
+    // version ("OpenCL 3.0 PoCL 3.1 ...") is where `--platform pocl` finds it.
+    const std::string known_as = lower(name + " " + platform_string(cl, p, CL_PLATFORM_VERSION));
+    if (!want.empty() && known_as.find(want) == std::string::npos) continue;
     std::vector<cl_device_id> ds = devices(cl, p);
     if (ds.empty()) {
       if (want.empty()) continue;  // the default: the first platform with a device
@@ -252,7 +284,7 @@ Device select_device(const DeviceSelection& selection) {
     return d;
   }
   throw std::runtime_error(want.empty() ? "no OpenCL device: no platform has a device\n" + describe_platforms()
-                                        : "no OpenCL platform's name contains '" + selection.platform + "'\n" +
+                                        : "no OpenCL platform's name or version contains '" + selection.platform + "'\n" +
                                               describe_platforms());
 }
 

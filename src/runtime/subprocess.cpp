@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -50,6 +51,9 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
     ::dup2(pipe_fds[1], 2);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
+    // Nothing else of ours leaks in: a GPU driver loaded here keeps device files open, and the
+    // NVIDIA OpenCL platform then failed to load in the child (an `ekb opencl-compile`).
+    ::syscall(SYS_close_range, 3u, ~0u, 0u);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
     if (options.memory_limit_bytes) {
       struct rlimit rl = {options.memory_limit_bytes, options.memory_limit_bytes};

@@ -127,7 +127,7 @@ TEST(Layers, DirectiveErrors) {
       {"memory cpu {\n  align(A, 48)\n}", "48", "the alignment must be a power of two, found 48", ""},
       // A cache's copy nests are a stage of its own, with one loop per dimension.
       {"memory cpu {\n  cache_write(C, i, local, Cl)\n}\nschedule cpu {\n  vectorize(Cl, c2, 16)\n}", "c2",
-       "stage 'Cl' has no loop 'c2'", "its loops are c0, c1"},
+       "stage 'Cl' has no loop 'c2'", "did you mean 'c0'?"},
       // Loops created by one target's schedule are not another target's.
       {"schedule cpu {\n  split(C, i, 32, io, ii)\n}\nmemory gpu {\n  cache_write(C, io, local, Cl)\n}", "io, local",
        "stage 'C' has no loop 'io'", ""},

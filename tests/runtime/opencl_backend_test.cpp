@@ -148,11 +148,13 @@ TEST(OpenCLBackend, DevicesAreChosenByPlatformSubstringAndIndex) {
     runtime::opencl::select_device({"no-such-platform-xyz", 0});
     FAIL() << "selected a platform that does not exist";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("no OpenCL platform's name contains 'no-such-platform-xyz'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("no OpenCL platform's name or version contains 'no-such-platform-xyz'"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find(d.platform_name), std::string::npos) << "lists what exists: " << e.what();
   }
   EXPECT_THROW(runtime::opencl::select_device({d.platform_name, 999}), std::runtime_error);
   EXPECT_NE(backend->device_info().name.find(d.platform_name), std::string::npos);
+  if (d.is_pocl())  // its name is "Portable Computing Language": `pocl` is found in its version
+    EXPECT_TRUE(runtime::opencl::select_device({"pocl", 0}).is_pocl());
 }
 
 TEST(OpenCLBackend, TheWorkerInitializesThePlatformThenConfinesItself) {
