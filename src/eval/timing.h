@@ -26,13 +26,13 @@
 namespace ekb::eval {
 
 struct TimingOptions {
-  double min_time_s = 0.05;
+  double min_time_s = 0.1;
   int min_runs = 5;
   int max_runs = 500;
   double target_precision = 0.01;  // relative standard error of each median
   int max_calls_per_round = 32;     // of the faster kernel, when the other is much slower
   int warmup_runs = 1;  // the correctness trials just before have warmed both kernels already
-  double max_time_s = 30;  // wall-clock budget of the timing phase (checks included)
+  double max_time_s = 30;  // wall-clock budget of the timing phase once both have min_runs (hard stop: twice it)
   bool flush = true;
   size_t scrub_bytes = 0;
 };
