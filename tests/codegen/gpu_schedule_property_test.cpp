@@ -87,26 +87,9 @@ std::string random_case(Rng& r, int kind) {
          " }\n" + s;
 }
 
-runtime::OpenCLBackend* opencl_backend(std::string* why) {
-  static std::string reason;
-  static std::unique_ptr<runtime::OpenCLBackend> b = [] {
-    try {
-      runtime::OpenCLBackendOptions o;
-      o.device = runtime::opencl::DeviceSelection::from_environment();
-      o.cache_dir = ekb::testing::test_cache_dir();
-      return std::make_unique<runtime::OpenCLBackend>(o);
-    } catch (const std::exception& e) {
-      reason = e.what();
-      return std::unique_ptr<runtime::OpenCLBackend>();
-    }
-  }();
-  *why = reason;
-  return b.get();
-}
-
 TEST(GpuScheduleProperty, RandomSchedulesAreRefusedOrCorrectOnAnOpenCLDevice) {
   std::string why;
-  runtime::OpenCLBackend* cl = opencl_backend(&why);
+  runtime::OpenCLBackend* cl = ekb::testing::test_opencl_backend(&why);
   if (!cl) GTEST_SKIP() << "no OpenCL device: " << why;
   const char* seed_env = std::getenv("EKB_SCHEDULE_SEED");
   const char* cases_env = std::getenv("EKB_GPU_SCHEDULE_CASES");

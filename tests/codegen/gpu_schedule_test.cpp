@@ -52,29 +52,12 @@ TEST_P(GpuSchedules, CudaCompilesForSm90AndOpenCLIsEmitted) {
   EXPECT_EQ(log, "") << tool << " rejected the CUDA of " << GetParam() << ":\n" << cuda.text;
 }
 
-runtime::OpenCLBackend* opencl_backend(std::string* why) {
-  static std::string reason;
-  static std::unique_ptr<runtime::OpenCLBackend> b = [] {
-    try {
-      runtime::OpenCLBackendOptions o;
-      o.device = runtime::opencl::DeviceSelection::from_environment();
-      o.cache_dir = ekb::testing::test_cache_dir();
-      return std::make_unique<runtime::OpenCLBackend>(o);
-    } catch (const std::exception& e) {
-      reason = e.what();
-      return std::unique_ptr<runtime::OpenCLBackend>();
-    }
-  }();
-  *why = reason;
-  return b.get();
-}
-
 TEST_P(GpuSchedules, MicroWorkloadsAreCorrectOnAnOpenCLDevice) {
   const auto w = testing::embedded_suite().find_workload(GetParam());
   if (std::find(w->workload->tags.begin(), w->workload->tags.end(), "micro") == w->workload->tags.end())
     GTEST_SKIP() << "a CPU OpenCL device runs only the micro workloads in reasonable time";
   std::string why;
-  runtime::OpenCLBackend* cl = opencl_backend(&why);
+  runtime::OpenCLBackend* cl = ekb::testing::test_opencl_backend(&why);
   if (!cl) GTEST_SKIP() << "no OpenCL device: " << why;
   eval::WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(GetParam());
   runtime::Source scheduled = eval::candidate_source(candidate(GetParam()), ref.instance(), "opencl");

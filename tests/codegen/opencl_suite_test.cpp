@@ -16,23 +16,6 @@ namespace {
 
 constexpr size_t kCiStride = 16;
 
-runtime::OpenCLBackend* backend(std::string* why) {
-  static std::string reason;
-  static std::unique_ptr<runtime::OpenCLBackend> b = [] {
-    try {
-      runtime::OpenCLBackendOptions o;
-      o.device = runtime::opencl::DeviceSelection::from_environment();
-      o.cache_dir = ekb::testing::test_cache_dir();
-      return std::make_unique<runtime::OpenCLBackend>(o);
-    } catch (const std::exception& e) {
-      reason = e.what();
-      return std::unique_ptr<runtime::OpenCLBackend>();
-    }
-  }();
-  *why = reason;
-  return b.get();
-}
-
 // Every kCiStride-th workload in suite order, or all of them with EKB_OPENCL_SUITE=all.
 std::vector<std::string> workloads_of_this_run() {
   std::vector<std::string> names = testing::all_workload_names();
@@ -47,7 +30,7 @@ class OpenCLSuite : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OpenCLSuite, DefaultLoweringIsCorrectOnTheDevice) {
   std::string why;
-  runtime::OpenCLBackend* cl = backend(&why);
+  runtime::OpenCLBackend* cl = ekb::testing::test_opencl_backend(&why);
   if (!cl) GTEST_SKIP() << "no OpenCL device: " << why;
   eval::WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(GetParam());
   runtime::Source native = eval::native_baseline_source(ref.instance(), "opencl");

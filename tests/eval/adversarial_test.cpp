@@ -17,15 +17,6 @@ struct CorpusEntry {
   double max_speedup = 0;  // `// max_speedup:` of a passing kernel whose speedup must stay honest
 };
 
-std::string header_value(const std::string& text, const std::string& key) {
-  std::string tag = "// " + key + ":";
-  size_t p = text.find(tag);
-  if (p == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', p + tag.size());
-  size_t e = text.find('\n', b);
-  return text.substr(b, e - b);
-}
-
 std::vector<CorpusEntry> corpus() {
   std::vector<CorpusEntry> out;
   for (const auto& f : std::filesystem::directory_iterator(ekb::testing::adversarial_dir())) {
@@ -33,8 +24,8 @@ std::vector<CorpusEntry> corpus() {
     if (!f.is_regular_file() || (ext != ".c" && ext != ".cpp")) continue;
     std::ifstream in(f.path());
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string max_speedup = header_value(text, "max_speedup");
-    out.push_back({f.path().filename().string(), header_value(text, "workload"), header_value(text, "expect"),
+    const std::string max_speedup = ekb::testing::corpus_header(text, "max_speedup");
+    out.push_back({f.path().filename().string(), ekb::testing::corpus_header(text, "workload"), ekb::testing::corpus_header(text, "expect"),
                    max_speedup.empty() ? 0.0 : std::stod(max_speedup)});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.file < b.file; });

@@ -4,17 +4,21 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "eval/evaluator.h"
 #include "eval/solution_set.h"
 #include "eval/workload_reference.h"
 #include "runtime/cpu_backend.h"
+#include "runtime/opencl_backend.h"
 #include "suite/suite.h"
 
 namespace ekb::testing {
@@ -33,8 +37,52 @@ inline runtime::CpuBackend& test_backend() {
   return backend;
 }
 
+// The OpenCL backend on the device $EKB_OPENCL_PLATFORM/$EKB_OPENCL_DEVICE name (default: the first
+// platform with a device), built once for the test program; null with `why` set where there is none.
+inline runtime::OpenCLBackend* test_opencl_backend(std::string* why) {
+  static std::string reason;
+  static std::unique_ptr<runtime::OpenCLBackend> backend = [] {
+    try {
+      runtime::OpenCLBackendOptions o;
+      o.device = runtime::opencl::DeviceSelection::from_environment();
+      o.cache_dir = test_cache_dir();
+      return std::make_unique<runtime::OpenCLBackend>(o);
+    } catch (const std::exception& e) {
+      reason = e.what();
+      return std::unique_ptr<runtime::OpenCLBackend>();
+    }
+  }();
+  *why = reason;
+  return backend.get();
+}
+
 inline std::string adversarial_dir() {
   return std::filesystem::path(std::string(EKB_TEST_DATA_DIR) + "/../adversarial").lexically_normal().string();
+}
+
+// The value of a corpus file's `// KEY: value` header line ("" when it has none).
+inline std::string corpus_header(const std::string& text, const std::string& key) {
+  const std::string tag = "// " + key + ":";
+  const size_t p = text.find(tag);
+  if (p == std::string::npos) return "";
+  const size_t b = text.find_first_not_of(' ', p + tag.size());
+  return text.substr(b, text.find('\n', b) - b);
+}
+
+// The names of the files in adversarial_dir()/SUBDIR ending in EXT, sorted.
+inline std::vector<std::string> corpus_files(const std::string& subdir, const std::string& ext) {
+  std::vector<std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(adversarial_dir() + "/" + subdir))
+    if (f.is_regular_file() && f.path().extension() == ext) files.push_back(f.path().filename().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// A file name as a GoogleTest parameter name.
+inline std::string file_test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n;
+  for (char c : info.param) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return n;
 }
 
 // Instances and their reference caches, one per workload, for the whole test program.

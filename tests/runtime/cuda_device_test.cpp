@@ -44,14 +44,6 @@ EvalOptions gpu_options() {
   return o;
 }
 
-std::string header_value(const std::string& text, const std::string& key) {
-  std::string tag = "// " + key + ":";
-  size_t p = text.find(tag);
-  if (p == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', p + tag.size());
-  return text.substr(b, text.find('\n', b) - b);
-}
-
 class CudaCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CudaCorpus, GetsTheRightVerdict) {
@@ -59,7 +51,7 @@ TEST_P(CudaCorpus, GetsTheRightVerdict) {
   std::string path = ekb::testing::adversarial_dir() + "/cuda/" + GetParam();
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string workload = header_value(text, "workload"), expect = header_value(text, "expect");
+  std::string workload = ekb::testing::corpus_header(text, "workload"), expect = ekb::testing::corpus_header(text, "expect");
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(workload);
   CandidateResult r = evaluate(*backend, ref, runtime::Source::from_file(path),
                                native_baseline_source(ref.instance(), "cuda"), gpu_options());
@@ -72,21 +64,8 @@ TEST_P(CudaCorpus, GetsTheRightVerdict) {
   }
 }
 
-std::vector<std::string> corpus() {
-  std::vector<std::string> files;
-  for (const auto& f : std::filesystem::directory_iterator(ekb::testing::adversarial_dir() + "/cuda"))
-    if (f.path().extension() == ".cu") files.push_back(f.path().filename().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string file_test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n;
-  for (char c : info.param) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(Files, CudaCorpus, ::testing::ValuesIn(corpus()), file_test_name);
+INSTANTIATE_TEST_SUITE_P(Files, CudaCorpus, ::testing::ValuesIn(ekb::testing::corpus_files("cuda", ".cu")),
+                         ekb::testing::file_test_name);
 
 TEST(CudaDevice, NativeDefaultIsCorrectAndTimedWithEvents) {
   REQUIRE_GPU(backend);

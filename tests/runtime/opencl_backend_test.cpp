@@ -18,26 +18,9 @@
 namespace ekb::eval {
 namespace {
 
-runtime::OpenCLBackend* opencl_backend(std::string* why) {
-  static std::string reason;
-  static std::unique_ptr<runtime::OpenCLBackend> backend = [] {
-    try {
-      runtime::OpenCLBackendOptions o;
-      o.device = runtime::opencl::DeviceSelection::from_environment();
-      o.cache_dir = ekb::testing::test_cache_dir();
-      return std::make_unique<runtime::OpenCLBackend>(o);
-    } catch (const std::exception& e) {
-      reason = e.what();
-      return std::unique_ptr<runtime::OpenCLBackend>();
-    }
-  }();
-  *why = reason;
-  return backend.get();
-}
-
 #define REQUIRE_OPENCL(backend)                                       \
   std::string why_no_opencl;                                          \
-  runtime::OpenCLBackend* backend = opencl_backend(&why_no_opencl);   \
+  runtime::OpenCLBackend* backend = ekb::testing::test_opencl_backend(&why_no_opencl);   \
   if (!backend) {                                                     \
     GTEST_SKIP() << "no OpenCL device: " << why_no_opencl;             \
   }                                                                   \
@@ -47,14 +30,6 @@ EvalOptions opencl_options() {
   EvalOptions o = ekb::testing::fast_options();
   o.call_timeout_s = 20;  // PoCL runs a one-work-item stage on one core
   return o;
-}
-
-std::string header_value(const std::string& text, const std::string& key) {
-  std::string tag = "// " + key + ":";
-  size_t p = text.find(tag);
-  if (p == std::string::npos) return "";
-  size_t b = text.find_first_not_of(' ', p + tag.size());
-  return text.substr(b, text.find('\n', b) - b);
 }
 
 // A corpus file as `ekb eval` reads it: the source, with the workload's argument names.
@@ -73,7 +48,7 @@ TEST_P(OpenCLCorpus, GetsTheRightVerdict) {
   std::string path = ekb::testing::adversarial_dir() + "/opencl/" + GetParam();
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string workload = header_value(text, "workload"), expect = header_value(text, "expect");
+  std::string workload = ekb::testing::corpus_header(text, "workload"), expect = ekb::testing::corpus_header(text, "expect");
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(workload);
   EvalOptions options = opencl_options();
   if (expect == "timeout") options.call_timeout_s = 3;
@@ -88,21 +63,8 @@ TEST_P(OpenCLCorpus, GetsTheRightVerdict) {
   }
 }
 
-std::vector<std::string> corpus() {
-  std::vector<std::string> files;
-  for (const auto& f : std::filesystem::directory_iterator(ekb::testing::adversarial_dir() + "/opencl"))
-    if (f.path().extension() == ".cl") files.push_back(f.path().filename().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string file_test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n;
-  for (char c : info.param) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(Files, OpenCLCorpus, ::testing::ValuesIn(corpus()), file_test_name);
+INSTANTIATE_TEST_SUITE_P(Files, OpenCLCorpus, ::testing::ValuesIn(ekb::testing::corpus_files("opencl", ".cl")),
+                         ekb::testing::file_test_name);
 
 TEST(OpenCLBackend, CompileErrorsNameTheLine) {
   REQUIRE_OPENCL(backend);
