@@ -26,6 +26,12 @@
 #                      list can outrun one call's budget: the suites then stop early and report what
 #                      they finished, so a second call with EKB_GPU_STEPS="cuda opencl" completes them)
 #   EKB_GPU_USE_CARRIED=1  use the binaries in the build directory even where ekb could be built
+#   EKB_GPU_OPENCL_PLATFORM  the OpenCL platform of the opencl steps (default nvidia); without a
+#                      GPU, setting it (pocl) dry-runs the opencl steps: calibration, the opencl
+#                      columns of the table, the suite on opencl (e.g. EKB_GPU_OPENCL_PLATFORM=pocl
+#                      EKB_GPU_TABLE="nn.softmax/kws_1x12" EKB_GPU_STEPS="table" bench/gpu.sh 4 build-x)
+#   EKB_GPU_SUITE      globs narrowing the suite runs (e.g. "robotics.* transformer.*")
+#   EKB_GPU_SHARDS     parallel evaluations of the suite runs (default: half the cores, at most 8)
 #   EKB_GPU_TABLE      workloads of the table (default: the largest f32 workload of each pattern
 #                      with a CUDA schedule or a vendor kernel, and a 4096^3 GEMM for the vendor)
 # On the device machine (carry what bench/gpu_carry.sh prints):
@@ -119,7 +125,10 @@ ekb="$build/ekb"
 # The opencl backend is there when eval takes --platform (a carried ekb may predate it).
 has_opencl=0
 "$ekb" eval --help 2>/dev/null | grep -q -- "--platform" && has_opencl=1
-opencl_args=(--backend opencl --platform nvidia)
+# The OpenCL platform of the opencl columns and suite: NVIDIA's on the GPU machine; another one
+# (pocl) for a dry run of the script's opencl steps on a machine without a GPU.
+opencl_platform="${EKB_GPU_OPENCL_PLATFORM:-nvidia}"
+opencl_args=(--backend opencl --platform "$opencl_platform")
 
 if [ "$tests" = ON ] && step tests; then
   echo "== GPU tests"
@@ -132,14 +141,20 @@ if [ "$tests" = ON ] && step tests; then
   echo "  ($(( $(date +%s) - t0 )) s so far)"
 fi
 
-if [ -z "$arch" ]; then
+if [ -z "$arch" ] && [ -z "${EKB_GPU_OPENCL_PLATFORM:-}" ]; then
   # The tests above say for themselves why they skipped; everything below needs the GPU.
   echo "!! no NVIDIA GPU (nvidia-smi found none): no calibration, table or suite runs"
   echo "== total $(( $(date +%s) - t0 )) s"
   exit 0
 fi
+# Without a GPU but with EKB_GPU_OPENCL_PLATFORM: a dry run of the opencl steps only.
+has_cuda=1
+if [ -z "$arch" ]; then
+  has_cuda=0
+  echo "!! no NVIDIA GPU: a dry run of the opencl steps on platform '$opencl_platform' (no cuda columns or suite)"
+fi
 
-if step calibrate || step table; then
+if [ "$has_cuda" = 1 ] && { step calibrate || step table; }; then
 echo "== calibration: ekb calibrate --backend cuda"
 if "$ekb" calibrate --backend cuda --db "$work/bench.db" --json > "$work/calibration.json" 2> "$work/calibrate.err"; then
   python3 - "$work/calibration.json" <<'PY'
@@ -155,10 +170,10 @@ PY
 else
   echo "  failed: $(tail -3 "$work/calibrate.err")"
 fi
-if [ "$has_opencl" = 1 ] && "$ekb" calibrate --help 2>/dev/null | grep -q -- "--platform"; then
-  echo "== calibration: ekb calibrate --backend opencl --platform nvidia"
-  "$ekb" calibrate --backend opencl --platform nvidia --db "$work/bench.db" 2>&1 | grep -v "^measuring" | sed 's/^/  /'
 fi
+if [ "$has_opencl" = 1 ] && { step calibrate || step table; } && "$ekb" calibrate --help 2>/dev/null | grep -q -- "--platform"; then
+  echo "== calibration: ekb calibrate --backend opencl --platform $opencl_platform"
+  "$ekb" calibrate --backend opencl --platform "$opencl_platform" --db "$work/bench.db" 2>&1 | grep -v "^measuring" | sed 's/^/  /'
 fi
 
 "$ekb" list --json > "$work/list.json"
@@ -206,7 +221,7 @@ echo "  ${#sched_ws[@]} with a schedule, ${#native_ws[@]} default only, ${#vendo
 if [ -n "$vendor_build_pid" ]; then
   wait "$vendor_build_pid" || { echo "  vendor build failed:"; grep -m5 error "$work/vendor-build.log"; vendor=""; }
 fi
-if [ -n "$vendor" ] && [ ${#vendor_specs[@]} -gt 0 ] && [ "$(seconds_left)" -gt 60 ]; then
+if [ "$has_cuda" = 1 ] && [ -n "$vendor" ] && [ ${#vendor_specs[@]} -gt 0 ] && [ "$(seconds_left)" -gt 60 ]; then
   timeout 120 "${vendor_env[@]}" "$vendor" --max-time 3 "${vendor_specs[@]}" > "$work/vendor.jsonl" 2> "$work/vendor.err" \
     || echo "  vendor: exit $? ($(tail -2 "$work/vendor.err")$(head -c 300 "$work/vendor.jsonl"))"
 fi
@@ -224,8 +239,10 @@ table_eval() {  # LABEL SOLUTIONS BACKEND-ARGS... -- WORKLOADS...
   [ -e "$work/$label.json" ] || "$ekb" report "$label" --db "$work/bench.db" --json "$work/$label.json" > /dev/null 2>&1
   echo "  $label: $(( $(date +%s) - t0 )) s so far"
 }
-table_eval cuda-sched examples/schedules-cuda --backend cuda -- "${sched_ws[@]}"
-table_eval cuda-native native --backend cuda -- "${native_ws[@]}"
+if [ "$has_cuda" = 1 ]; then
+  table_eval cuda-sched examples/schedules-cuda --backend cuda -- "${sched_ws[@]}"
+  table_eval cuda-native native --backend cuda -- "${native_ws[@]}"
+fi
 if [ "$has_opencl" = 1 ]; then
   table_eval opencl-sched examples/schedules-cuda "${opencl_args[@]}" -- "${sched_ws[@]}"
   table_eval opencl-native native "${opencl_args[@]}" -- "${native_ws[@]}"
@@ -237,12 +254,18 @@ python3 bench/gpu_table.py "$work" "$out/bench.json"
 fi
 
 # ---- the whole suite's correctness, in shards (at most 8 result files come back: merged) ----
+# $EKB_GPU_SUITE (globs over PATTERN/WORKLOAD, space-separated) narrows the suite, e.g. to finish
+# the domains an earlier call did not reach.
 mapfile -t names < <(python3 -c "
-import json
+import fnmatch, json
 ws = [w['name'] for w in json.load(open('$work/list.json'))]
+globs = '${EKB_GPU_SUITE:-}'.split()
+if globs: ws = [w for w in ws if any(fnmatch.fnmatchcase(w, g) for g in globs)]
 n = len(ws) if '$n' == 'all' else min(int('$n'), len(ws))
 print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
-shards=$(( $(nproc) / 2 )); [ "$shards" -gt 8 ] && shards=8; [ "$shards" -lt 1 ] && shards=1
+# $EKB_GPU_SHARDS parallel evaluations (default: half the cores, at most 8).
+shards=${EKB_GPU_SHARDS:-$(( $(nproc) / 2 ))}; [ -z "${EKB_GPU_SHARDS:-}" ] && [ "$shards" -gt 8 ] && shards=8
+[ "$shards" -lt 1 ] && shards=1
 suite_eval() {  # LABEL LIMIT_S RESULTS_FILE BACKEND-ARGS...
   local label=$1 limit=$2 results=$3; shift 3
   echo "== the suite on $label: native default, correctness under the full protocol (limit ${limit} s)"
@@ -295,8 +318,8 @@ PY
 }
 # cuda fills the reference cache that opencl then reads: opencl gets the smaller share.
 reserve=0; [ "$has_opencl" = 1 ] && step opencl && reserve=$(( $(seconds_left) * 2 / 5 ))
-limit=$(( $(seconds_left) - reserve - 15 )); [ "$limit" -gt 420 ] && limit=420
-step cuda && suite_eval cuda "$limit" gpu-results.json --backend cuda
+limit=$(( $(seconds_left) - reserve - 15 ))
+[ "$has_cuda" = 1 ] && step cuda && suite_eval cuda "$limit" gpu-results.json --backend cuda
 if ! step opencl; then
   :
 elif [ "$has_opencl" = 1 ]; then

@@ -29,12 +29,13 @@ if [ ! -x "$vendor" ] || [ bench/gpu_vendor.cu -nt "$vendor" ]; then
   nvcc -O3 -std=c++17 -arch="$arch" -o "$vendor" bench/gpu_vendor.cu -ldl
 fi
 
-# Libraries outside the C/C++ runtime that every Linux image has.
+# Libraries outside the C/C++ runtime that every Linux image has (libresolv belongs to glibc: a
+# newer one would need the newer libc's private symbols).
 mkdir -p .gpu-libs
 grep -qxF "/.gpu-libs/" .git/info/exclude 2>/dev/null || echo "/.gpu-libs/" >> .git/info/exclude
 ldd "$build/ekb" "$build/tests/ekb_tests" "$vendor" | awk '$3 ~ /^\// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
-    libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;;
+    libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libpthread.so.*|libdl.so.*|librt.so.*|libresolv.so.*|ld-linux*) ;;
     *) cp -L "$lib" .gpu-libs/ && echo "  .gpu-libs/$(basename "$lib")" ;;
   esac
 done

@@ -36,6 +36,9 @@ void add_opencl_compile_command(CLI::App& app, Context& ctx);  // hidden: the op
 void add_report_command(CLI::App& app, Context& ctx);
 void add_runs_command(CLI::App& app, Context& ctx);
 void add_calibrate_command(CLI::App& app, Context& ctx);
+void add_suite_command(CLI::App& app, Context& ctx);  // suite stats
+void add_generate_command(CLI::App& app, Context& ctx);
+void add_workspace_command(CLI::App& app, Context& ctx);  // create | check (hidden) | collect
 
 // Set by a command whose work found problems (e.g. validate): the process exit code.
 extern int g_exit_code;

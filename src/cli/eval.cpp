@@ -171,6 +171,11 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
     eval::CandidateResult r;
     if (c.missing()) {
       r = unevaluated(c, backend->name(), eval::ErrorKind::Missing, "no solution in " + o.solutions);
+    } else if (c.failed_generation()) {
+      const eval::SolutionMeta& meta = *c.meta;
+      r = unevaluated(c, backend->name(), meta.failure_kind(),
+                      meta.ok() ? "the metadata says status ok, but there is no code file"
+                                : fmt::format("{}: {}", meta.status, meta.error.empty() ? "(no message)" : meta.error));
     } else {
       if (c.workload.full_name() != current) {
         current = c.workload.full_name();
@@ -193,6 +198,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
         r = eval::evaluate(*backend, *reference, *source, *baseline, opts);
       }
     }
+    if (c.meta) r.provenance = c.meta->provenance();  // the ledger travels with the result
     store.add(run, r);
     progress.step(outcome_text(r));
     max_load = std::max(max_load, load_average());

@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   add_report_command(app, ctx);
   add_runs_command(app, ctx);
   add_calibrate_command(app, ctx);
+  add_suite_command(app, ctx);
+  add_generate_command(app, ctx);
+  add_workspace_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

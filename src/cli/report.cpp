@@ -61,6 +61,37 @@ void print_table(const std::string& title, const std::vector<results::GroupSumma
   row("all", total);
 }
 
+// Each sample index on its own (KernelBench's one-shot numbers are sample 0's).
+void print_samples(const eval::Summary& total) {
+  fmt::print("\nby sample index (each over all workloads)\n");
+  fmt::print("  {:<8} {:>8}", "SAMPLE", "CORRECT");
+  for (double p : eval::kFastThresholds) fmt::print(" {:>8}", "FAST@" + eval::threshold_key(p));
+  fmt::print("\n");
+  for (const auto& [sample, scores] : total.by_sample) {
+    fmt::print("  {:<8} {:>8}", fmt::format("s{}", sample), percent(scores.correct));
+    for (double p : eval::kFastThresholds) fmt::print(" {:>8}", percent(scores.fast_at.at(p)));
+    fmt::print("\n");
+  }
+}
+
+// Scores and the budget ledger per method, so methods are compared at equal cost.
+void print_methods(const std::vector<results::GroupSummary>& methods) {
+  fmt::print("\nby method (ledger: what producing the solutions cost, from their .meta.json)\n");
+  fmt::print("  {:<22} {:>6} {:>9} {:>8} {:>9} {:>10} {:>10} {:>9} {:>6} {:>9}\n", "METHOD", "N", "CORRECT@1",
+             "FAST@1.0", "LLM CALLS", "IN TOKENS", "OUT TOKENS", "COST USD", "EVALS", "WALL S");
+  for (const auto& [method, s] : methods) {
+    if (s.ledgered == 0) {
+      fmt::print("  {:<22} {:>6} {:>9} {:>8} {:>9}\n", method, s.n, percent(s.correct_at_k.at(1)),
+                 percent(s.fast_at.at(1.0)), "-");
+      continue;
+    }
+    const eval::Ledger& l = s.ledger;
+    fmt::print("  {:<22} {:>6} {:>9} {:>8} {:>9} {:>10} {:>10} {:>9.4f} {:>6} {:>9.1f}\n", method, s.n,
+               percent(s.correct_at_k.at(1)), percent(s.fast_at.at(1.0)), l.llm_calls, l.input_tokens,
+               l.output_tokens, l.cost_usd, l.evaluations, l.wall_s);
+  }
+}
+
 void print_failures(const results::RunReport& report, int limit) {
   std::map<std::string, std::vector<const results::ScoredResult*>> by_kind;
   for (const auto& r : report.rows)
@@ -123,7 +154,9 @@ results::RunReport print_run_report(const suite::Suite& suite, const results::Re
     fmt::print("\nCorrect@k");
     for (const auto& [k, v] : s.correct_at_k) fmt::print("  @{}: {}", k, percent(v));
     fmt::print("\n");
+    print_samples(s);
   }
+  if (s.ledgered > 0) print_methods(report.by_method());
   print_failures(report, failures);
   return report;
 }

@@ -54,6 +54,13 @@ class CudaEmitter : public GpuEmitter {
                         bool writable) const override {
     return std::string("(*(") + (writable ? "" : "const ") + "float4*)&" + buffer + "[" + index + "])";
   }
+  // __shfl_xor_sync has overloads for 32- and 64-bit integers and floats.
+  std::string warp_exchange(const std::string& value, ScalarType t, int lane_mask) const override {
+    if (t != ScalarType::F32 && t != ScalarType::F64 && t != ScalarType::I32 && t != ScalarType::I64 &&
+        t != ScalarType::Index)
+      return "";
+    return "__shfl_xor_sync(0xffffffffu, " + value + ", " + std::to_string(lane_mask) + ")";
+  }
 
  private:
   // Kernel parameters (`for_kernel`) or host parameters (with the stream), and the call arguments.

@@ -215,10 +215,13 @@ std::string GpuEmitter::bound_kernel(const std::vector<const Stmt*>& context, co
   const lir::KernelGeometry g = lir::gpu_kernel_geometry(f_, stage);
   geometry_ = &g;
   let_values_.clear();
+  reduction_shared_.clear();
+  private_buffers_.clear();
+  per_thread_depth_ = 0;
   std::string body = print(stage, 2);
   geometry_ = nullptr;
   // Shared buffers live for the whole kernel, declared at its top (OpenCL allows no other place).
-  std::string shared;
+  std::string shared = reduction_shared_;
   lir::for_each_stmt(stage, [&](const Stmt& x) {
     if (x.kind == StmtKind::Allocate && x.scope == lir::MemoryScope::Shared) shared += shared_declaration(x);
   });
@@ -239,29 +242,158 @@ void GpuEmitter::stmt(const Stmt& s, int indent) {
     return;
   }
   if (s.kind == StmtKind::Allocate && s.scope == lir::MemoryScope::Shared) return stmt(*s.body, indent);  // hoisted
+  if (s.kind == StmtKind::Allocate) private_buffers_.insert(s.name);
   if (s.kind == StmtKind::LetStmt) let_values_[s.name] = s.value;
+  if (s.kind == StmtKind::Store && geometry_->has_thread_loops && per_thread_depth_ == 0 &&
+      !private_buffers_.count(s.name)) {
+    // Outside the thread loops (and cooperative copies) every thread holds the same value
+    // (schedule_bind checked it): the block's first thread stores it.
+    out_ += pad + "if (" + thread_rank() + " == 0) {\n";
+    CEmitter::stmt(s, indent + 2);
+    out_ += pad + "}\n";
+    return;
+  }
   if (s.kind != StmtKind::For) return CEmitter::stmt(s, indent);
   switch (s.for_kind) {
     case lir::ForKind::GpuBlock:
       // The grid has exactly the loop's extent along this axis: no guard.
       out_ += pad + "const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + block_index(s.gpu_axis) + ";\n";
       return stmt(*s.body, indent);
-    case lir::ForKind::GpuThread: {
-      if (s.extent->kind != ExprKind::IntImm)
-        throw std::logic_error("GPU emitter: loop '" + s.name + "' bound to threads has no constant extent");
-      out_ += pad + "const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + thread_index(s.gpu_axis) + ";\n";
-      if (s.extent->int_value >= geometry_->block[s.gpu_axis]) return stmt(*s.body, indent);
-      // A smaller loop than the block along this axis: the extra threads skip it.
-      out_ += pad + "if ((int64_t)" + thread_index(s.gpu_axis) + " < " + std::to_string(s.extent->int_value) + ") {\n";
-      stmt(*s.body, indent + 2);
-      out_ += pad + "}\n";
-      return;
-    }
+    case lir::ForKind::GpuThread:
+      return thread_loop(s, indent);
     case lir::ForKind::GpuCooperative:
       return cooperative_nest(s, indent);
     default:
       return CEmitter::stmt(s, indent);
   }
+}
+
+std::string GpuEmitter::thread_rank() const {
+  const lir::KernelGeometry& g = *geometry_;
+  std::string rank = "(int64_t)" + thread_index(0);
+  if (g.block[1] > 1 || g.block[2] > 1) rank += " + " + std::to_string(g.block[0]) + " * (int64_t)" + thread_index(1);
+  if (g.block[2] > 1) rank += " + " + std::to_string(g.block[0] * g.block[1]) + " * (int64_t)" + thread_index(2);
+  return rank;
+}
+
+void GpuEmitter::thread_loop(const Stmt& s, int indent) {
+  if (s.extent->kind != ExprKind::IntImm)
+    throw std::logic_error("GPU emitter: loop '" + s.name + "' bound to threads has no constant extent");
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  const std::vector<lir::ThreadAccumulator> accumulators = lir::thread_accumulators(s);
+  // Each thread accumulates its part from the identity; what the accumulator held before (an
+  // enclosing loop's running total, the same in every thread) joins the combined parts after.
+  const std::string id = std::to_string(reduction_count_++);
+  std::vector<std::string> before;
+  for (const lir::ThreadAccumulator& a : accumulators) {
+    before.push_back("ekb_before" + id + "_" + a.var);
+    out_ += pad + "const " + value_type(a.type) + " " + before.back() + " = " + a.var + ";\n";
+    out_ += pad + a.var + " = " + expr(*lir::combine_identity(a.op, a.type)) + ";\n";
+  }
+  out_ += pad + "{\n";
+  ++per_thread_depth_;
+  out_ += pad + "  const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + thread_index(s.gpu_axis) + ";\n";
+  if (s.extent->int_value >= geometry_->block[s.gpu_axis]) {
+    stmt(*s.body, indent + 2);
+  } else {
+    // A smaller loop than the block along this axis: the extra threads skip it.
+    out_ += pad + "  if ((int64_t)" + thread_index(s.gpu_axis) + " < " + std::to_string(s.extent->int_value) + ") {\n";
+    stmt(*s.body, indent + 4);
+    out_ += pad + "  }\n";
+  }
+  --per_thread_depth_;
+  out_ += pad + "}\n";
+  if (accumulators.empty()) return;
+  combine_over_threads(accumulators, s.gpu_axis, id, indent);
+  for (size_t i = 0; i < accumulators.size(); ++i)
+    out_ += pad + combine_statement(accumulators[i], before[i]) + "\n";
+}
+
+std::string GpuEmitter::combine_statement(const lir::ThreadAccumulator& a, const std::string& other) {
+  lir::ExprP combined = lir::binary(a.op, lir::var(a.var, a.type), lir::var(other, a.type));
+  return a.var + " = " + expr(*combined) + ";";
+}
+
+void GpuEmitter::combine_over_threads(const std::vector<lir::ThreadAccumulator>& accumulators, int axis,
+                                      const std::string& id, int indent) {
+  const lir::KernelGeometry& g = *geometry_;
+  const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ";
+  const int64_t width = g.block[axis];  // threads taking part along the axis (those past the loop hold the identity)
+  int64_t stride = 1;                   // between neighbours along the axis, in ranks
+  for (int d = 0; d < axis; ++d) stride *= g.block[d];
+  const std::string barrier = pad2 + barrier_statement() + "\n";
+  auto slots = [&](const lir::ThreadAccumulator& a) { return "ekb_red" + id + "_" + a.var; };
+  auto declare_slots = [&](const lir::ThreadAccumulator& a, int64_t count) {
+    auto alloc = lir::make_allocate(slots(a), a.type == ScalarType::Index ? ScalarType::I64 : a.type, count,
+                                    lir::MemoryScope::Shared, lir::make_block({}));
+    reduction_shared_ += shared_declaration(*alloc);
+  };
+  if (width <= 1) return;  // one thread along the axis: its part is the whole
+  out_ += pad + "{ /* cooperative reduction over " + std::string(1, "xyz"[axis]) + ": " + std::to_string(width) +
+          " threads */\n";
+  const bool shuffles = axis == 0 && width % 32 == 0 &&
+                        std::all_of(accumulators.begin(), accumulators.end(), [&](const lir::ThreadAccumulator& a) {
+                          return !warp_exchange(a.var, a.type, 1).empty();
+                        });
+  if (shuffles) {
+    // Butterfly within each warp (every lane ends with the warp's total), one slot per warp, then
+    // every warp combines its row's warp totals the same way over all 32 lanes (lanes past the
+    // warp count hold the identity): all threads hold the row's total. A butterfly over only the
+    // first `warps` lanes would leave the total in those lanes and the identity in the others.
+    auto butterfly = [&](int64_t lanes) {
+      for (int64_t m = lanes / 2; m >= 1; m /= 2)
+        for (const lir::ThreadAccumulator& a : accumulators) {
+          const std::string other = "ekb_lane_" + a.var;
+          out_ += pad2 + "{ const " + value_type(a.type) + " " + other + " = " +
+                  warp_exchange(a.var, a.type, static_cast<int>(m)) + "; " + combine_statement(a, other) + " }\n";
+        }
+    };
+    butterfly(32);
+    const int64_t warps = width / 32;
+    if (warps > 1) {
+      const std::string rank = "(" + thread_rank() + ")";
+      const std::string lane = "((int64_t)" + thread_index(0) + " % 32)";
+      const std::string row_first = "(" + rank + " / " + std::to_string(width) + " * " + std::to_string(warps) + ")";
+      for (const lir::ThreadAccumulator& a : accumulators) {
+        declare_slots(a, g.threads() / 32);
+        out_ += pad2 + "if (" + lane + " == 0) " + slots(a) + "[" + rank + " / 32] = " + a.var + ";\n";
+      }
+      out_ += barrier;
+      for (const lir::ThreadAccumulator& a : accumulators)
+        out_ += pad2 + a.var + " = " + lane + " < " + std::to_string(warps) + " ? " + slots(a) + "[" + row_first +
+                " + " + lane + "] : " + expr(*lir::combine_identity(a.op, a.type)) + ";\n";
+      butterfly(32);
+      out_ += barrier;  // the slots are free again (a reduction in a later iteration reuses them)
+    }
+  } else {
+    // A tree in shared memory: at each step the lower half of the threads still taking part adds
+    // the upper half's values, then all read the total from the first thread along the axis.
+    const std::string rank = "(" + thread_rank() + ")";
+    const std::string t = "(int64_t)" + thread_index(axis);
+    for (const lir::ThreadAccumulator& a : accumulators) {
+      declare_slots(a, g.threads());
+      out_ += pad2 + slots(a) + "[" + rank + "] = " + a.var + ";\n";
+    }
+    out_ += barrier;
+    int64_t half = 1;
+    while (half * 2 < width) half *= 2;
+    for (int64_t h = half; h >= 1; h /= 2) {
+      const int64_t active = std::min(h, width - h);  // threads t < active combine with t + h
+      out_ += pad2 + "if (" + t + " < " + std::to_string(active) + ") {\n";
+      for (const lir::ThreadAccumulator& a : accumulators) {
+        const std::string mine = slots(a) + "[" + rank + "]";
+        const std::string theirs = slots(a) + "[" + rank + " + " + std::to_string(h * stride) + "]";
+        lir::ExprP combined = lir::binary(a.op, lir::var("ekb_mine", a.type), lir::var("ekb_theirs", a.type));
+        out_ += pad2 + "  { const " + value_type(a.type) + " ekb_mine = " + mine + ", ekb_theirs = " + theirs + "; " +
+                mine + " = " + expr(*combined) + "; }\n";
+      }
+      out_ += pad2 + "}\n" + barrier;
+    }
+    for (const lir::ThreadAccumulator& a : accumulators)
+      out_ += pad2 + a.var + " = " + slots(a) + "[" + rank + " - " + t + " * " + std::to_string(stride) + "];\n";
+    out_ += barrier;  // every thread has read its total before the slots are reused
+  }
+  out_ += pad + "}\n";
 }
 
 void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
@@ -271,10 +403,8 @@ void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
   const std::string p = "ekb_coop" + std::to_string(cooperative_count_++);
   const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ", pad4 = pad2 + "  ";
   const lir::KernelGeometry& g = *geometry_;
-  // The thread's rank in its block, x fastest; the block's threads take consecutive elements.
-  std::string rank = "(int64_t)" + thread_index(0);
-  if (g.block[1] > 1 || g.block[2] > 1) rank += " + " + std::to_string(g.block[0]) + " * (int64_t)" + thread_index(1);
-  if (g.block[2] > 1) rank += " + " + std::to_string(g.block[0] * g.block[1]) + " * (int64_t)" + thread_index(2);
+  // The block's threads take consecutive elements.
+  const std::string rank = thread_rank();
   if (vectorized_copy(loops, *s, indent, rank, p)) return;
   out_ += pad + "{ /* cooperative copy: the block's " + std::to_string(g.threads()) + " threads take turns */\n";
   std::string count;
@@ -295,7 +425,9 @@ void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
       out_ += pad4 + p + "_rest /= " + ext + ";\n";
     }
   }
+  ++per_thread_depth_;  // each thread stores its own elements
   stmt(*s, indent + 4);
+  --per_thread_depth_;
   out_ += pad2 + "}\n" + pad + "}\n";
 }
 

@@ -16,6 +16,7 @@
 // they change what a kernel runs, not how a language spells it.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ class GpuEmitter : public CEmitter {
   // lvalue; `shared`: the buffer is in shared memory; `writable`: stored to.
   virtual std::string float4_at(const std::string& buffer, const std::string& index, bool shared,
                                 bool writable) const = 0;
+  // `value` (a variable of type t) of the thread whose lane index in its warp is this one's xor
+  // `lane_mask`, every lane of the warp taking part; "" where the language has no such exchange
+  // (OpenCL C 1.2) or not for type t: cooperative reductions then combine through shared memory.
+  virtual std::string warp_exchange(const std::string& value, ScalarType t, int lane_mask) const { return ""; }
 
   // Prints loops bound to blocks and threads, cooperative copies, barriers and shared allocations
   // (only inside a bound kernel); the rest as the C emitter does.
@@ -102,12 +107,27 @@ class GpuEmitter : public CEmitter {
                        const std::string& rank, const std::string& prefix);
   // The largest power of two (up to 16) that `e` is provably a multiple of, through the lets met.
   int64_t known_multiple(const lir::Expr& e) const;
+  // A loop bound to threads: its variable the thread's index, guarded where the block is wider;
+  // for a cooperative reduction, the partials combined over the threads afterwards.
+  void thread_loop(const lir::Stmt& loop, int indent);
+  // Combines each thread's `accumulators` over the block's threads along `axis`; every thread
+  // ends with the total (lower/schedule_bind.h, "A cooperative reduction").
+  void combine_over_threads(const std::vector<lir::ThreadAccumulator>& accumulators, int axis, const std::string& id,
+                            int indent);
+  // The thread's rank in its block, x fastest.
+  std::string thread_rank() const;
+  // `a = a OP b` for an accumulator, in the emitter's exact semantics (wrapping, NaN-propagating).
+  std::string combine_statement(const lir::ThreadAccumulator& a, const std::string& other);
 
   std::string kernels_;
   int kernel_count_ = 0;
   const lir::KernelGeometry* geometry_ = nullptr;  // of the bound kernel being printed
   std::map<std::string, lir::ExprP> let_values_;     // the lets printed so far in that kernel
   int cooperative_count_ = 0;
+  int reduction_count_ = 0;
+  std::string reduction_shared_;            // shared slots of the cooperative reductions in that kernel
+  int per_thread_depth_ = 0;                // thread loops and cooperative copies around the statement printed
+  std::set<std::string> private_buffers_;   // allocated inside that kernel (each thread's own)
 };
 
 }  // namespace ekb::codegen

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/core.h>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -85,6 +86,14 @@ double fast_for_sample(const std::vector<WorkloadSamples>& groups, double p, int
   return static_cast<double>(hits) / static_cast<double>(groups.size());
 }
 
+double correct_for_sample(const std::vector<WorkloadSamples>& groups, int sample) {
+  if (groups.empty()) return 0;
+  auto hits = std::count_if(groups.begin(), groups.end(), [&](const auto& g) {
+    return std::any_of(g.samples.begin(), g.samples.end(), [&](auto* r) { return r->sample == sample && r->correct; });
+  });
+  return static_cast<double>(hits) / static_cast<double>(groups.size());
+}
+
 std::optional<double> geomean_speedup(const std::vector<WorkloadSamples>& groups) {
   double log_sum = 0;
   int workloads = 0;
@@ -115,11 +124,17 @@ Summary summarize(const std::vector<WorkloadSamples>& groups) {
   Summary s;
   s.workloads = static_cast<int>(groups.size());
   bool first = true;
+  std::set<int> sample_indices;
   for (const auto& g : groups) {
     for (const auto* r : g.samples) {
       ++s.n;
       s.compiled += r->compiled;
       s.correct += r->correct;
+      sample_indices.insert(r->sample);
+      if (r->provenance) {
+        s.ledger += r->provenance->ledger;
+        ++s.ledgered;
+      }
     }
     if (g.n() == 0) continue;
     s.min_samples = first ? g.n() : std::min(s.min_samples, g.n());
@@ -136,6 +151,11 @@ Summary summarize(const std::vector<WorkloadSamples>& groups) {
     s.fast_at_best_of_n[p] = fast_best_of_n(groups, p);
   }
   s.geomean_speedup = geomean_speedup(groups);
+  for (int i : sample_indices) {
+    SampleScores& scores = s.by_sample[i];
+    scores.correct = correct_for_sample(groups, i);
+    for (double p : kFastThresholds) scores.fast_at[p] = fast_for_sample(groups, p, i);
+  }
   return s;
 }
 

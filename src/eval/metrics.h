@@ -59,6 +59,8 @@ std::optional<double> fast_at_k(const std::vector<WorkloadSamples>& groups, doub
 double fast_best_of_n(const std::vector<WorkloadSamples>& groups, double p);
 // Fraction of workloads whose sample with index `sample` is fast (a missing one is not).
 double fast_for_sample(const std::vector<WorkloadSamples>& groups, double p, int sample);
+// Fraction of workloads whose sample with index `sample` is correct (a missing one is not).
+double correct_for_sample(const std::vector<WorkloadSamples>& groups, int sample);
 
 // Geometric mean of the speedups of correct samples: per workload the geometric mean over its
 // correct samples, then the geometric mean over workloads that have one, so that a workload with
@@ -67,6 +69,13 @@ std::optional<double> geomean_speedup(const std::vector<WorkloadSamples>& groups
 
 // Median of the values; nullopt when empty.
 std::optional<double> median(std::vector<double> values);
+
+// The scores of one sample index alone, over all workloads: how a single generation at that index
+// did (sample 0 of a one-shot run is KernelBench's setting).
+struct SampleScores {
+  double correct = 0;                // correct_for_sample
+  std::map<double, double> fast_at;  // p -> fast_for_sample
+};
 
 struct Summary {
   int workloads = 0;  // the denominator of Correct@k and Fast@p
@@ -80,6 +89,10 @@ struct Summary {
   std::map<double, double> fast_at_best_of_n;  // p -> fast_best_of_n
   std::optional<double> geomean_speedup;
   std::optional<double> median_roofline_fraction;  // filled by the caller, which knows the device
+  std::map<int, SampleScores> by_sample;           // every sample index some workload has
+  // The budget ledger summed over the results that carry one (`ledgered` of them).
+  Ledger ledger;
+  int ledgered = 0;
 };
 
 Summary summarize(const std::vector<WorkloadSamples>& groups);

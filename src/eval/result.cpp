@@ -6,7 +6,7 @@
 namespace ekb::eval {
 
 namespace {
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 15> kNames{{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 17> kNames{{
     {ErrorKind::None, "none"},
     {ErrorKind::Compile, "compile"},
     {ErrorKind::Load, "load"},
@@ -21,6 +21,8 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 15> kNames{{
     {ErrorKind::AsyncWrite, "async_write"},
     {ErrorKind::Nondeterministic, "nondeterministic"},
     {ErrorKind::Missing, "missing"},
+    {ErrorKind::NoCode, "no_code"},
+    {ErrorKind::GenerationFailed, "generation_failed"},
     {ErrorKind::Internal, "internal"},
 }};
 }  // namespace
@@ -29,6 +31,16 @@ std::string_view error_kind_name(ErrorKind k) {
   for (const auto& [kind, name] : kNames)
     if (kind == k) return name;
   return "internal";
+}
+
+Ledger& Ledger::operator+=(const Ledger& o) {
+  llm_calls += o.llm_calls;
+  input_tokens += o.input_tokens;
+  output_tokens += o.output_tokens;
+  cost_usd += o.cost_usd;
+  evaluations += o.evaluations;
+  wall_s += o.wall_s;
+  return *this;
 }
 
 std::optional<ErrorKind> parse_error_kind(std::string_view s) {

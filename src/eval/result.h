@@ -1,6 +1,7 @@
 // One evaluated candidate: what the evaluator produces, what the results database stores and what
 // the metrics read (DESIGN §5). Shared vocabulary of src/eval, src/results and the CLI.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,8 @@ enum class ErrorKind {
   AsyncWrite,       // outputs changed after ekb_main returned (threads still writing)
   Nondeterministic, // a timed run's outputs differ from the checked run on the same inputs
   Missing,          // the solutions directory has no solution for a selected workload
+  NoCode,           // the generator answered without usable code (its .meta.json says "no_code")
+  GenerationFailed, // generation itself failed: endpoint unreachable, agent crashed (.meta.json "failed")
   Internal,         // the harness itself failed (reported, never blamed on the candidate silently)
 };
 
@@ -44,6 +47,28 @@ struct EvalCost {
   bool compile_cached = false;
 };
 
+// What producing a candidate cost (docs/METRICS.md, "The budget ledger"): the same fields for every
+// method (direct generation, coding agents, LEKA), so that methods are compared at equal budget.
+// Read from the solution's .meta.json; evaluations are the method's own compile/check/time rounds
+// before it answered, not the final evaluation by `ekb eval` (that is EvalCost).
+struct Ledger {
+  int64_t llm_calls = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  double cost_usd = 0;
+  int64_t evaluations = 0;
+  double wall_s = 0;
+
+  Ledger& operator+=(const Ledger& o);
+};
+
+// Where a candidate came from, when its solution has a .meta.json: absent otherwise.
+struct Provenance {
+  std::string method;  // "direct", "agent:claude-code", ...
+  std::string model;   // empty when unknown
+  Ledger ledger;
+};
+
 struct CandidateResult {
   std::string task;       // pattern name
   std::string workload;   // "pattern/workload"
@@ -59,6 +84,7 @@ struct CandidateResult {
   std::optional<double> speedup;      // baseline.median / time.median
   double max_abs_error = 0;           // of the worst correctness trial, for diagnosis
   EvalCost cost;
+  std::optional<Provenance> provenance;
 };
 
 }  // namespace ekb::eval

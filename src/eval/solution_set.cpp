@@ -29,9 +29,7 @@ bool extension_fits(const std::string& ext, std::string_view backend) {
   return false;
 }
 
-struct Found {
-  std::map<int, std::string> samples;  // sample -> relative path
-};
+constexpr std::string_view kMetaSuffix = ".meta.json";
 
 // Parses "WORKLOAD.EXT" or "WORKLOAD.sN.EXT" (the extension already checked).
 bool split_name(const std::string& stem, std::string& workload, int& sample) {
@@ -144,7 +142,7 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
                                           std::string_view backend) {
   std::vector<CandidateRef> out;
   if (dir == "native") {
-    for (const auto& w : selected) out.push_back({w, std::string(kNativeDefault), 0, "", true});
+    for (const auto& w : selected) out.push_back({w, std::string(kNativeDefault), 0, "", true, std::nullopt});
     return out;
   }
   std::error_code ec;
@@ -152,16 +150,30 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
   for (const auto& w : selected) {
     fs::path pattern_dir = fs::path(dir) / w.pattern->name();
     std::map<int, std::string> samples;
+    std::map<int, SolutionMeta> metas;
+    std::map<int, std::string> meta_files;  // sample -> relative path of its metadata
     std::string whole_pattern;
     if (fs::is_directory(pattern_dir, ec)) {
       for (const auto& e : fs::directory_iterator(pattern_dir, ec)) {
         if (!e.is_regular_file()) continue;
+        const std::string file = e.path().filename().string();
+        std::string rel = (fs::path(w.pattern->name()) / e.path().filename()).string();
+        std::string workload;
+        int sample = 0;
+        if (file.size() > kMetaSuffix.size() && file.ends_with(kMetaSuffix)) {
+          split_name(file.substr(0, file.size() - kMetaSuffix.size()), workload, sample);
+          if (workload != w.workload->name) continue;
+          SolutionMeta meta = read_solution_meta(e.path().string());
+          if (meta.backend.empty() || meta.backend == backend) {
+            metas[sample] = std::move(meta);
+            meta_files[sample] = rel;
+          }
+          continue;
+        }
         std::string ext = e.path().extension().string();
         if (!extension_fits(ext, backend)) continue;
-        std::string stem = e.path().stem().string(), workload;
-        int sample = 0;
+        std::string stem = e.path().stem().string();
         split_name(stem, workload, sample);
-        std::string rel = (fs::path(w.pattern->name()) / e.path().filename()).string();
         if (stem == "all") whole_pattern = rel;
         else if (workload == w.workload->name) {
           if (samples.count(sample))
@@ -171,16 +183,26 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
         }
       }
     }
-    if (samples.empty() && !whole_pattern.empty()) samples[0] = whole_pattern;
+    if (samples.empty() && metas.empty() && !whole_pattern.empty()) samples[0] = whole_pattern;
+    // A sample with metadata but no code is still a sample: it failed, and counts as one.
+    for (const auto& [sample, meta] : metas)
+      if (!samples.count(sample)) samples[sample] = "";
     if (samples.empty()) {
-      out.push_back({w, "", 0, "", false});
+      out.push_back({w, "", 0, "", false, std::nullopt});
       continue;
     }
     int expect = 0;
     for (const auto& [sample, rel] : samples) {
       if (sample != expect++)
         throw std::invalid_argument("samples of " + w.full_name() + " must be numbered 0, 1, ... without gaps");
-      out.push_back({w, rel, sample, (fs::path(dir) / rel).string(), false});
+      std::optional<SolutionMeta> meta;
+      if (auto it = metas.find(sample); it != metas.end()) meta = it->second;
+      if (rel.empty()) {
+        // Identified by its metadata file, so that each failed sample has its own result key.
+        out.push_back({w, meta_files[sample], sample, "", false, std::move(meta)});
+      } else {
+        out.push_back({w, rel, sample, (fs::path(dir) / rel).string(), false, std::move(meta)});
+      }
     }
   }
   return out;

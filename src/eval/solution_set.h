@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "eval/solution_meta.h"
 #include "ir/instance.h"
 #include "runtime/backend.h"
 #include "suite/suite.h"
@@ -19,7 +20,11 @@ struct CandidateRef {
   int sample = 0;
   std::string path;      // the file; empty when missing or native
   bool native = false;   // the native default lowering itself (`--solutions native`)
-  bool missing() const { return path.empty() && !native; }
+  std::optional<SolutionMeta> meta;  // from WORKLOAD.sN.meta.json, when there is one
+  // No file and no metadata: the workload has no solution at all.
+  bool missing() const { return path.empty() && !native && !meta; }
+  // Metadata without a code file: a sample the generator failed to produce (meta->failure_kind()).
+  bool failed_generation() const { return path.empty() && !native && meta.has_value(); }
 };
 
 // The id of the native compiler's default lowering, the baseline of every workload.
@@ -27,7 +32,10 @@ inline constexpr std::string_view kNativeDefault = "native:default";
 
 // Every candidate for the selected workloads, in selection order, samples ascending. A workload
 // with no file gets one missing entry. `dir` == "native" selects the default lowering itself.
-// Throws std::invalid_argument for a directory that does not exist or has inconsistent samples.
+// Each sample's WORKLOAD.sN.meta.json (WORKLOAD.meta.json for sample 0) is read into `meta`; one
+// without a code file is a failed_generation() sample (its "backend", when set, must be `backend`).
+// Throws std::invalid_argument for a directory that does not exist, inconsistent samples, or
+// malformed metadata.
 std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vector<suite::WorkloadEntry>& selected,
                                           std::string_view backend);
 

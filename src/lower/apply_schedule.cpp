@@ -3,6 +3,7 @@
 #include "ir/diagnostics.h"
 #include "ir/printer.h"
 #include "lower/memory_cache.h"
+#include "lower/memory_double_buffer.h"
 #include "lower/memory_layout.h"
 #include "lower/schedule_bind.h"
 #include "lower/schedule_compute_at.h"
@@ -144,9 +145,10 @@ void apply_memory_directive(Func& f, const ir::Directive& d, bool gpu) {
     a.need(2, d);
     return align(f, a.text[0], a.ints[1]);
   }
-  if (v == "double_buffer" && gpu)
-    throw ScheduleError("double_buffer is not implemented yet on gpu",
-                        "remove it: the shared caches are loaded once per iteration, between two barriers");
+  if (v == "double_buffer" && gpu) {
+    a.need(1, d);
+    return double_buffer(f, a.text[0]);
+  }
   if (v == "double_buffer")
     // Overlapping the next tile's load with this tile's compute needs an asynchronous copy engine;
     // on cpu the hardware prefetchers already stream ahead, and a second buffer would change nothing.

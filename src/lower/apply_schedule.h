@@ -13,8 +13,8 @@
 // and `memory cpu { ... }` blocks, in the same file order:
 //   cache_read, cache_write   memory_cache.h     (bounds inference in region.h)
 //   layout, align             memory_layout.h
-//   double_buffer             an error on cpu (it overlaps copies into gpu shared memory), not
-//                             implemented on gpu yet
+//   double_buffer             memory_double_buffer.h on gpu; an error on cpu (it overlaps copies
+//                             into gpu shared memory)
 // Runs between lower_reductions (reduction loops exist as loops) and flatten_storage (accesses
 // still name tensor dimensions). A directive that is illegal, or has no meaning on cpu (bind,
 // double_buffer, the shared scope), throws ScheduleError whose message is

@@ -8,6 +8,7 @@
 #include "lower/lower_boundaries.h"
 #include "lower/lower_definitions.h"
 #include "lower/lower_reductions.h"
+#include "lower/partition_loops.h"
 #include "lower/promote_to_f64.h"
 #include "lower/simplify.h"
 #include "lower/widen_half_precision.h"
@@ -16,8 +17,8 @@ namespace ekb::lir {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
-      "lower_definitions", "lower_reductions", "apply_schedule", "lower_boundaries", "widen_half_precision",
-      "promote_to_f64",    "flatten_storage",  "plan_storage",   "simplify"};
+      "lower_definitions", "lower_reductions", "apply_schedule",  "partition_loops", "lower_boundaries",
+      "widen_half_precision", "promote_to_f64", "flatten_storage", "plan_storage",  "simplify"};
   return names;
 }
 
@@ -35,6 +36,10 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   // The module's schedule layer for the target: split, tile, reorder, fuse, parallel, ...
   if (!options.schedule_target.empty()) apply_schedule(f, *inst.module, options.schedule_target);
   if (stop == "apply_schedule") return f;
+  // Loops split where boundary reads stay inside their buffers (simplify then drops the checks).
+  const bool cpu_nest = options.schedule_target.empty() || options.schedule_target == "cpu";
+  if (options.partition_loops && cpu_nest) partition_loops(f);
+  if (stop == "partition_loops") return f;
   // pad/edge/mirror reads as selects and index clamps.
   lower_boundaries(f);
   if (stop == "lower_boundaries") return f;

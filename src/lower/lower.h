@@ -20,6 +20,9 @@ struct LowerOptions {
   // or compared, arguments of sin/cos/tan (promote_to_f64.h).
   bool promote_to_f64 = true;
   bool simplify = true;
+  // Split cpu loops at the iterations where boundary reads stay inside their buffers
+  // (partition_loops.h); gpu targets never do.
+  bool partition_loops = true;
   // Apply the module's schedule blocks for this target (and those without a target); empty
   // ignores them (the default lowering of an IR solution's compute layer).
   std::string schedule_target = "cpu";

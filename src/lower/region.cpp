@@ -297,6 +297,24 @@ std::optional<Box> footprint(const Func& f, const Stmt& scope, const std::string
   return box;
 }
 
+std::map<std::string, Interval> loop_ranges(const Stmt& root) {
+  std::map<std::string, Interval> ranges;
+  std::set<std::string> unknown;
+  for_each_stmt(root, [&](const Stmt& s) {
+    if (s.kind != StmtKind::For) return;
+    ExprP min = simplify(s.min), extent = simplify(s.extent);  // (2 - -1) is 3
+    if (min->kind != ExprKind::IntImm || extent->kind != ExprKind::IntImm || extent->int_value <= 0) {
+      unknown.insert(s.name);
+      return;
+    }
+    Interval r{min->int_value, min->int_value + extent->int_value - 1};
+    auto [it, fresh] = ranges.emplace(s.name, r);
+    if (!fresh) it->second = hull(it->second, r);
+  });
+  for (const std::string& n : unknown) ranges.erase(n);
+  return ranges;
+}
+
 bool iterations_store_apart(const Func& f, const Stmt& loop, const std::string& buffer) {
   const Buffer* b = f.buffer(buffer);
   if (!b) throw ScheduleError("there is no buffer '" + buffer + "'");

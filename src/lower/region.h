@@ -9,10 +9,12 @@
 // whole dimension (correct, only larger).
 #pragma once
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "lower/interval.h"
 #include "lower/loop_ir.h"
 
 namespace ekb::lir {
@@ -32,6 +34,11 @@ struct Box {
   std::vector<int64_t> size;
   int64_t num_elements() const;
 };
+
+// The values each loop variable under `root` takes: the hull over the loops of one name, a name
+// with a non-constant loop somewhere left out. For simplifying with (lower/simplify.h): a box's
+// clamps into its buffer (max(i, 0)) vanish where the loops keep the index inside.
+std::map<std::string, Interval> loop_ranges(const Stmt& root);
 
 // nullopt when `scope` does not access `buffer` that way.
 std::optional<Box> footprint(const Func& f, const Stmt& scope, const std::string& buffer, AccessKind kind);

@@ -1,7 +1,11 @@
 #include "lower/schedule_bind.h"
 
+#include <algorithm>
 #include <functional>
+#include <limits>
+#include <map>
 #include <set>
+#include <stdexcept>
 
 #include "lower/mutator.h"
 #include "lower/region.h"
@@ -39,6 +43,15 @@ const char* const kDivergenceHint =
     "split the bound loops with tail=shift_inwards (edge tiles shifted, no guard), cache at a loop outside the "
     "divergent code, or bind loops whose extents fill the block";
 
+// The buffers allocated under s (private to the code that allocates them).
+std::set<std::string> allocated_under(const Stmt& s) {
+  std::set<std::string> names;
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (x.kind == StmtKind::Allocate) names.insert(x.name);
+  });
+  return names;
+}
+
 // Walks one scheduled stage: the grid from its leading block loops, the block from its thread
 // loops, then (knowing the block size) the checks that need it.
 class KernelChecker {
@@ -64,6 +77,7 @@ class KernelChecker {
     }
     first_pass(*s, {});
     int64_t threads = geometry_.threads();
+    geometry_.shared_bytes += reduction_bytes_per_thread_ * threads;
     if (threads > kMaxThreadsPerBlock)
       throw ScheduleError("the loops bound to threads make blocks of " + std::to_string(geometry_.block[0]) + " x " +
                               std::to_string(geometry_.block[1]) + " x " + std::to_string(geometry_.block[2]) + " = " +
@@ -97,6 +111,8 @@ class KernelChecker {
                             "split it and bind the inner part");
       geometry_.block[s.gpu_axis] = std::max(geometry_.block[s.gpu_axis], n);
       geometry_.has_thread_loops = true;
+      // A cooperative reduction combines through one shared slot per thread and accumulator.
+      for (const ThreadAccumulator& a : thread_accumulators(s)) reduction_bytes_per_thread_ += ir::byte_size(a.type);
     }
     if (s.kind == StmtKind::Allocate) {
       if (s.scope == MemoryScope::Shared) {
@@ -125,6 +141,13 @@ class KernelChecker {
           return;  // its stores are spread over the threads, each element once
         }
         bool thread = s.for_kind == ForKind::GpuThread;
+        std::vector<ThreadAccumulator> accumulators = thread ? thread_accumulators(s) : std::vector<ThreadAccumulator>{};
+        if (!accumulators.empty() && !divergence.empty())
+          throw ScheduleError("the cooperative reduction over loop '" + s.name + "' (bound to " +
+                                  axis_text(s.for_kind, s.gpu_axis) +
+                                  ") is not reached by every thread of the block, and its combine waits for all "
+                                  "of them: " + divergence,
+                              kDivergenceHint);
         if (thread) {
           varying_.insert(s.name);
           int64_t n = *constant_extent(s);
@@ -137,6 +160,8 @@ class KernelChecker {
         }
         if (!thread && (uses_any(*s.min, varying_) || uses_any(*s.extent, varying_))) varying_.insert(s.name);
         second_pass(*s.body, in_thread || thread, divergence);
+        // Combined over the block's threads: every thread holds the same total after the loop.
+        for (const ThreadAccumulator& a : accumulators) varying_.erase(a.var);
         return;
       }
       case StmtKind::LetStmt:
@@ -172,7 +197,9 @@ class KernelChecker {
                                   "but written inside them, where each thread writes only its part",
                               "place it at a loop inside the thread loops (compute_at, "
                               "cache_write), or cache it in shared memory");
-        if (geometry_.has_thread_loops && !in_thread && !private_.count(s.name))
+        // The same value at the same place in every thread (a cooperative reduction's result):
+        // the emitters let the block's first thread store it.
+        if (geometry_.has_thread_loops && !in_thread && !private_.count(s.name) && !is_uniform_store(s))
           throw ScheduleError("'" + s.name +
                                   "' is stored outside the loops bound to threads, so every thread of the "
                                   "block would store it",
@@ -180,8 +207,16 @@ class KernelChecker {
                               "cache it in local registers inside them)");
         return;
       case StmtKind::Assign:
+        if (uses_any(*s.value, varying_) || has_load(*s.value)) varying_.insert(s.name);
         return;
     }
+  }
+
+  bool is_uniform_store(const Stmt& store) const {
+    if (uses_any(*store.value, varying_) || has_load(*store.value)) return false;
+    for (const ExprP& i : store.indices)
+      if (uses_any(*i, varying_) || has_load(*i)) return false;
+    return true;
   }
 
   static std::string copy_target(const Stmt& coop) {
@@ -193,10 +228,93 @@ class KernelChecker {
   }
 
   KernelGeometry geometry_;
+  int64_t reduction_bytes_per_thread_ = 0;
   std::set<std::string> shared_, private_, outside_threads_, varying_;
 };
 
+// bind of reduction loop l to a thread axis: a cooperative reduction (see the header).
+void bind_reduction(Func& f, const StageLoop& l, const std::string& target, int axis) {
+  for (const std::string& v : l.vars) {
+    const Stmt* loop = find_loop(*f.body, v);
+    if (!loop) continue;
+    if (thread_accumulators(*loop).empty())
+      throw ScheduleError("reduction loop '" + l.name + "' accumulates in memory, not in a scalar accumulator, so its "
+                              "threads would update the same elements at once",
+                          "bind the reduction before a reorder moves it out of its statement, or rfactor it");
+    std::set<std::string> own = allocated_under(*loop->body);
+    for_each_stmt(*loop->body, [&](const Stmt& x) {
+      if (x.kind == StmtKind::Store && !own.count(x.name))
+        throw ScheduleError("reduction loop '" + l.name + "' stores to '" + x.name +
+                                "' in its iterations, which the threads would do at once",
+                            "rfactor it, or cache what it writes inside the loop");
+    });
+  }
+  f.body = rewrite_loops(f.body, l.vars, [&](const Stmt& s) {
+    if (s.for_kind != ForKind::Serial)
+      throw ScheduleError("loop '" + l.name + "' is already " + std::string(for_kind_name(s.for_kind)) +
+                          (is_bound(s) ? "." + std::string(1, "xyz"[s.gpu_axis]) : ""));
+    auto n = std::make_shared<Stmt>(s);
+    n->for_kind = ForKind::GpuThread;
+    n->gpu_axis = axis;
+    return StmtP(n);
+  });
+  (void)target;
+}
+
 }  // namespace
+
+std::vector<ThreadAccumulator> thread_accumulators(const Stmt& loop) {
+  // Variables declared inside the loop are each iteration's own.
+  std::set<std::string> inner;
+  for_each_stmt(*loop.body, [&](const Stmt& x) {
+    if (x.kind == StmtKind::DeclareVar || x.kind == StmtKind::LetStmt) inner.insert(x.name);
+  });
+  std::vector<ThreadAccumulator> found;
+  std::map<std::string, int> updates;
+  for_each_stmt(*loop.body, [&](const Stmt& x) {
+    if (x.kind != StmtKind::Assign || inner.count(x.name)) return;
+    const Expr& v = *x.value;
+    auto is_acc = [&](const ExprP& e) { return e->kind == ExprKind::Var && e->name == x.name; };
+    bool combinable = v.kind == ExprKind::Binary &&
+                      (v.bin_op == BinOp::Add || v.bin_op == BinOp::Mul || v.bin_op == BinOp::Min ||
+                       v.bin_op == BinOp::Max) &&
+                      ((is_acc(v.args[0]) && !uses_var(*v.args[1], x.name)) ||
+                       (is_acc(v.args[1]) && !uses_var(*v.args[0], x.name)));
+    auto same = std::find_if(found.begin(), found.end(), [&](const ThreadAccumulator& a) { return a.var == x.name; });
+    if (!combinable || (same != found.end() && same->op != v.bin_op))
+      throw ScheduleError("the iterations of loop '" + loop.name + "' update '" + x.name + "' as '" + to_string(v) +
+                              "', which is not a sum, product, min or max of the iterations: threads cannot "
+                              "combine their parts of it in a tree",
+                          "argmax/argmin keep an index beside the value: rfactor them and finish in a second kernel");
+    if (same == found.end()) found.push_back({x.name, v.type, v.bin_op});
+    ++updates[x.name];
+  });
+  // The accumulator's only uses are its updates: a read in between would see one thread's part.
+  for (const ThreadAccumulator& a : found) {
+    int uses = 0;
+    for_each_expr(*loop.body, [&](const Expr& e) { uses += e.kind == ExprKind::Var && e.name == a.var; });
+    if (uses != updates[a.var])
+      throw ScheduleError("loop '" + loop.name + "' reads its accumulator '" + a.var +
+                          "' besides updating it: a thread sees only its own part of the reduction there");
+  }
+  return found;
+}
+
+ExprP combine_identity(BinOp op, ScalarType t) {
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case BinOp::Add:
+      return ir::is_float(t) ? float_imm(t, 0) : int_imm(t, 0);
+    case BinOp::Mul:
+      return ir::is_float(t) ? float_imm(t, 1) : int_imm(t, 1);
+    case BinOp::Max:
+      return ir::is_float(t) ? float_imm(t, -inf) : int_imm(t, ir::int_min(t));
+    case BinOp::Min:
+      return ir::is_float(t) ? float_imm(t, inf) : int_imm(t, ir::int_max(t));
+    default:
+      throw std::logic_error("combine_identity: not a reduction operator");
+  }
+}
 
 void bind_loop(Func& f, const std::string& stage, const std::string& loop, const std::string& target) {
   ForKind kind;
@@ -213,6 +331,12 @@ void bind_loop(Func& f, const std::string& stage, const std::string& loop, const
 
   Stage& st = stage_named(f, stage);
   StageLoop& l = loop_named(st, loop);
+  if (l.role == LoopRole::Reduction && kind == ForKind::GpuBlock)
+    throw ScheduleError("cannot bind reduction loop '" + loop + "' to " + target +
+                            ": the blocks of a grid cannot wait for each other to combine their partial results",
+                        "bind it to thread.x|y|z (a cooperative reduction in each block), or rfactor it and bind "
+                        "the partial results' loop to blocks");
+  if (l.role == LoopRole::Reduction) return bind_reduction(f, l, target, axis);
   std::string why = concurrency_problem(f, st, l);
   if (!why.empty())
     throw ScheduleError(

@@ -23,6 +23,19 @@
 //    condition or a loop bound that differs between threads, nor inside a thread loop whose extent
 //    is below the block size (its guard).
 //  - shared memory per block within kMaxSharedBytes.
+//
+// A cooperative reduction: bind(C, k, thread.x|y|z) on a reduction loop k (of C, or of an rfactor
+// stage) spreads k's iterations over the threads along that axis, each accumulating a partial
+// result in its own copy of the accumulator; after the loop the emitters combine the partials in a
+// tree over those threads (shared memory between barriers; warp shuffles in CUDA where the axis
+// is x and the block's width a multiple of 32) and every thread ends with the whole reduction, so
+// that the code after the loop (the stage's store, or the stages computed at the same block loop
+// with compute_at) runs on the same value in every thread. Legality: the loop must accumulate into
+// scalar accumulators only (`acc = acc OP e` with OP a sum, product, min or max, acc not read
+// otherwise: argmax/argmin keep an index beside the value), store nothing but buffers allocated
+// inside it, and be reached by every thread of the block (its combine has barriers). A store
+// outside the thread loops of a value that is the same in every thread (the combined result) is
+// written once, by the block's first thread; other such stores are refused as before.
 #pragma once
 #include <array>
 #include <string>
@@ -41,6 +54,19 @@ inline constexpr std::array<int64_t, 3> kMaxGridDim = {2147483647, 65535, 65535}
 inline constexpr int64_t kMaxGpuRegisterBytes = 1020;
 
 void bind_loop(Func& f, const std::string& stage, const std::string& loop, const std::string& target);
+
+// An accumulator of a cooperative reduction: a variable declared outside the loop, updated inside
+// it as `var = var OP value` (OP: Add, Mul, Min or Max).
+struct ThreadAccumulator {
+  std::string var;
+  ScalarType type = ScalarType::F32;
+  BinOp op = BinOp::Add;
+};
+// The accumulators that the iterations of `loop` update (empty for a loop of independent
+// iterations); ScheduleError when an update is not one a tree over threads can combine.
+std::vector<ThreadAccumulator> thread_accumulators(const Stmt& loop);
+// The value `op` leaves unchanged (0, 1, -inf / the type's minimum, +inf / its maximum).
+ExprP combine_identity(BinOp op, ScalarType t);
 
 // A scheduled stage's launch: blocks and threads per axis (x, y, z), and its shared memory.
 struct KernelGeometry {

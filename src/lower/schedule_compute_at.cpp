@@ -6,6 +6,7 @@
 #include "lower/mutator.h"
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
+#include "lower/simplify.h"
 
 namespace ekb::lir {
 
@@ -139,6 +140,7 @@ void compute_at(Func& f, const std::string& producer, const std::string& consume
                               std::to_string(bytes) + " bytes, too many for a per-thread buffer in a parallel loop",
                           "compute it at an inner loop");
 
+  const std::map<std::string, Interval> ranges = loop_ranges(*f.body);
   top.stmts.erase(top.stmts.begin() + pi);
   top.drop_allocation(producer);
   bool first = true;
@@ -154,6 +156,10 @@ void compute_at(Func& f, const std::string& producer, const std::string& consume
       auto read = footprint(f, *loop.body, producer, AccessKind::Loads);
       if (!read) return with_body(loop, loop.body);  // a copy without reads needs nothing
       Box box = *read;
+      for (size_t d = 0; d < box.min.size(); ++d) {
+        box.min[d] = simplify(box.min[d], ranges);
+        box.extent[d] = simplify(box.extent[d], ranges);
+      }
       StmtP body = bind_box(f, box, producer, [&] {
         // The producer's loops over the box, its store and the consumer's reads relative to it.
         std::vector<std::string> dims = store_loops(*computed, producer);

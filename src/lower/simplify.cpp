@@ -95,6 +95,9 @@ struct R {
 
 class Simplifier {
  public:
+  Simplifier() = default;
+  explicit Simplifier(std::map<std::string, Interval> known) : bounds_(std::move(known)) {}
+
   // ---------------------------------------------------------------- statements
   StmtP stmt(const StmtP& s) {
     switch (s->kind) {
@@ -657,6 +660,16 @@ void simplify(Func& f) {
 ExprP simplify(const ExprP& e) {
   Simplifier s;
   return s.expr(e).e;
+}
+
+ExprP simplify(const ExprP& e, const std::map<std::string, Interval>& known) {
+  Simplifier s(known);
+  return s.expr(e).e;
+}
+
+Interval value_range(const ExprP& e, const std::map<std::string, Interval>& known) {
+  Simplifier s(known);
+  return s.expr(e).b;
 }
 
 StmtP simplify(const StmtP& st) {

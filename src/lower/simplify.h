@@ -11,6 +11,10 @@
 //  - removes loops of extent <= 0, substitutes the variable of loops of extent 1 and lets bound to
 //    constants, drops empty statements.
 #pragma once
+#include <map>
+#include <string>
+
+#include "lower/interval.h"
 #include "lower/loop_ir.h"
 
 namespace ekb::lir {
@@ -18,6 +22,10 @@ namespace ekb::lir {
 void simplify(Func& f);
 // Without knowledge of the enclosing loops (variables have their type's range).
 ExprP simplify(const ExprP& e);
+// With the ranges of the variables in `known` (those of the loops around e).
+ExprP simplify(const ExprP& e, const std::map<std::string, Interval>& known);
+// The values an integer expression can take, given those of the variables in `known`.
+Interval value_range(const ExprP& e, const std::map<std::string, Interval>& known);
 StmtP simplify(const StmtP& s);
 
 }  // namespace ekb::lir

@@ -16,7 +16,8 @@ namespace ekb::results {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 1: runs, results, calibrations. 2: the budget ledger of each result (columns method .. wall_s).
+constexpr int kSchemaVersion = 2;
 
 // synchronous=FULL makes each commit durable even across power loss; one fsync per evaluated
 // candidate is negligible next to compiling and timing it.
@@ -82,12 +83,29 @@ CREATE TABLE IF NOT EXISTS calibrations (
 CREATE INDEX IF NOT EXISTS calibrations_by_device ON calibrations(backend, device);
 )sql";
 
+// Schema 1 -> 2: where the result came from and what producing it cost (eval::Provenance), NULL
+// for results without a .meta.json and for every result stored before.
+constexpr const char* kAddLedger = R"sql(
+ALTER TABLE results ADD COLUMN method        TEXT;
+ALTER TABLE results ADD COLUMN model         TEXT;
+ALTER TABLE results ADD COLUMN llm_calls     INTEGER;
+ALTER TABLE results ADD COLUMN input_tokens  INTEGER;
+ALTER TABLE results ADD COLUMN output_tokens INTEGER;
+ALTER TABLE results ADD COLUMN cost_usd      REAL;
+ALTER TABLE results ADD COLUMN evaluations   INTEGER;
+ALTER TABLE results ADD COLUMN wall_s        REAL;
+)sql";
+
+// kMigrations[v] takes a database at schema version v to v + 1 (0: a new, empty file).
+constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger};
+
 constexpr const char* kResultColumns =
     "workload, solution, sample, task, backend, compiled, correct, error, message, "
     "time_median_ms, time_p25_ms, time_p75_ms, time_runs, "
     "baseline_median_ms, baseline_p25_ms, baseline_p75_ms, baseline_runs, "
-    "speedup, max_abs_error, compile_s, check_s, time_s, compile_cached";
-constexpr int kResultColumnCount = 23;
+    "speedup, max_abs_error, compile_s, check_s, time_s, compile_cached, "
+    "method, model, llm_calls, input_tokens, output_tokens, cost_usd, evaluations, wall_s";
+constexpr int kResultColumnCount = 31;
 
 constexpr const char* kRunColumns =
     "r.id, r.created, r.backend, r.device, r.options, r.solutions_dir, r.selection, r.finished, "
@@ -157,6 +175,36 @@ std::optional<eval::TimeStats> column_time(SQLite::Statement& q, int first) {
   return t;
 }
 
+// The 8 columns method .. wall_s; all NULL without provenance.
+void bind_provenance(SQLite::Statement& q, int first, const std::optional<eval::Provenance>& p) {
+  if (!p) {
+    for (int i = 0; i < 8; ++i) q.bind(first + i);
+    return;
+  }
+  q.bind(first, p->method);
+  q.bind(first + 1, p->model);
+  q.bind(first + 2, p->ledger.llm_calls);
+  q.bind(first + 3, p->ledger.input_tokens);
+  q.bind(first + 4, p->ledger.output_tokens);
+  q.bind(first + 5, p->ledger.cost_usd);
+  q.bind(first + 6, p->ledger.evaluations);
+  q.bind(first + 7, p->ledger.wall_s);
+}
+
+std::optional<eval::Provenance> column_provenance(SQLite::Statement& q, int first) {
+  if (q.getColumn(first).isNull()) return std::nullopt;
+  eval::Provenance p;
+  p.method = q.getColumn(first).getString();
+  p.model = q.getColumn(first + 1).getString();
+  p.ledger.llm_calls = q.getColumn(first + 2).getInt64();
+  p.ledger.input_tokens = q.getColumn(first + 3).getInt64();
+  p.ledger.output_tokens = q.getColumn(first + 4).getInt64();
+  p.ledger.cost_usd = q.getColumn(first + 5).getDouble();
+  p.ledger.evaluations = q.getColumn(first + 6).getInt64();
+  p.ledger.wall_s = q.getColumn(first + 7).getDouble();
+  return p;
+}
+
 RunInfo run_from_row(SQLite::Statement& q) {
   RunInfo r;
   r.id = q.getColumn(0).getString();
@@ -210,11 +258,13 @@ ResultStore ResultStore::open(const std::string& path) {
     if (version > kSchemaVersion)
       throw StoreError(fmt::format("{}: results schema {} is newer than this ekb understands ({})", path,
                                    version, kSchemaVersion));
-    if (version < kSchemaVersion) {  // a new file: create the tables (once, even if two processes race)
-      SQLite::Transaction create(db, SQLite::TransactionBehavior::IMMEDIATE);
-      db.exec(kSchema);
+    if (version < kSchemaVersion) {
+      // A new file gets every step, an older database the steps it lacks. The version is read again
+      // under the write lock: a second process racing to migrate the same file finds it done.
+      SQLite::Transaction migrate(db, SQLite::TransactionBehavior::IMMEDIATE);
+      for (int v = db.execAndGet("PRAGMA user_version").getInt(); v < kSchemaVersion; ++v) db.exec(kMigrations[v]);
       db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
-      create.commit();
+      migrate.commit();
     }
     return ResultStore(std::move(impl));
   } catch (const SQLite::Exception& e) {
@@ -349,6 +399,7 @@ bool ResultStore::add(const std::string& run, const eval::CandidateResult& r) {
     q.bind(i++, r.cost.check_s);
     q.bind(i++, r.cost.time_s);
     q.bind(i++, r.cost.compile_cached ? 1 : 0);
+    bind_provenance(q, i, r.provenance);
     return q.exec() == 1;
   } catch (const SQLite::Exception& e) {
     if (!this->run(run)) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
@@ -381,6 +432,7 @@ std::vector<eval::CandidateResult> ResultStore::results(const std::string& run) 
     r.cost.check_s = q.getColumn(20).getDouble();
     r.cost.time_s = q.getColumn(21).getDouble();
     r.cost.compile_cached = q.getColumn(22).getInt() != 0;
+    r.provenance = column_provenance(q, 23);
     out.push_back(std::move(r));
   }
   return out;

@@ -25,7 +25,8 @@ constexpr const char* kHeader =
     "run,workload,task,domain,level,backend,solution,sample,compiled,correct,error,message,"
     "time_median_ms,time_p25_ms,time_p75_ms,time_runs,baseline_median_ms,baseline_p25_ms,"
     "baseline_p75_ms,baseline_runs,speedup,roofline_fraction,baseline_roofline_fraction,"
-    "attainable_ms,bound,max_abs_error,compile_s,check_s,time_s,compile_cached";
+    "attainable_ms,bound,max_abs_error,compile_s,check_s,time_s,compile_cached,"
+    "method,model,llm_calls,input_tokens,output_tokens,cost_usd,evaluations,wall_s";
 
 }  // namespace
 
@@ -54,6 +55,15 @@ void write_results_csv(const RunReport& report, std::ostream& out) {
     f.push_back(number(r.cost.check_s));
     f.push_back(number(r.cost.time_s));
     f.push_back(r.cost.compile_cached ? "1" : "0");
+    // The ledger: empty fields for a result without metadata (unknown, not zero).
+    if (const auto& p = r.provenance) {
+      for (std::string v : {p->method, p->model, std::to_string(p->ledger.llm_calls),
+                            std::to_string(p->ledger.input_tokens), std::to_string(p->ledger.output_tokens),
+                            number(p->ledger.cost_usd), std::to_string(p->ledger.evaluations), number(p->ledger.wall_s)})
+        f.push_back(std::move(v));
+    } else {
+      f.insert(f.end(), 8, "");
+    }
     for (size_t i = 0; i < f.size(); ++i) out << (i ? "," : "") << csv_field(f[i]);
     out << "\n";
   }

@@ -11,6 +11,11 @@ namespace {
 
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
+nlohmann::json ledger_json(const eval::Ledger& l) {
+  return {{"llm_calls", l.llm_calls},     {"input_tokens", l.input_tokens}, {"output_tokens", l.output_tokens},
+          {"cost_usd", l.cost_usd},       {"evaluations", l.evaluations},   {"wall_s", l.wall_s}};
+}
+
 nlohmann::json time_json(const std::optional<eval::TimeStats>& t) {
   if (!t) return nullptr;
   return {{"median", t->median_ms}, {"p25", t->p25_ms}, {"p75", t->p75_ms}, {"runs", t->runs}};
@@ -53,6 +58,15 @@ nlohmann::json result_json(const ScoredResult& s) {
         {"time_s", r.cost.time_s},
         {"compile_cached", r.cost.compile_cached}}},
   };
+  if (r.provenance) {
+    j["method"] = r.provenance->method;
+    j["model"] = r.provenance->model.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.provenance->model);
+    j["ledger"] = ledger_json(r.provenance->ledger);
+  } else {
+    j["method"] = nullptr;
+    j["model"] = nullptr;
+    j["ledger"] = nullptr;  // no .meta.json: the cost of producing it is unknown
+  }
   if (s.attainable_ms)
     j["roofline"] = {{"fraction", optional_number(s.roofline_fraction)},
                      {"baseline_fraction", optional_number(s.baseline_roofline_fraction)},
@@ -68,7 +82,16 @@ nlohmann::json summary_json(const eval::Summary& s) {
   for (const auto& [p, v] : s.fast_at) fast[eval::threshold_key(p)] = v;
   for (const auto& [p, v] : s.fast_at_best_of_n) best[eval::threshold_key(p)] = v;
   for (const auto& [k, v] : s.correct_at_k) at_k[std::to_string(k)] = v;
-  return {{"n", s.n},
+  nlohmann::json by_sample = nlohmann::json::object();
+  for (const auto& [sample, scores] : s.by_sample) {
+    nlohmann::json fast_sample = nlohmann::json::object();
+    for (const auto& [p, v] : scores.fast_at) fast_sample[eval::threshold_key(p)] = v;
+    by_sample[std::to_string(sample)] = {{"correct", scores.correct}, {"fast_at", fast_sample}};
+  }
+  nlohmann::json ledger = ledger_json(s.ledger);
+  ledger["results"] = s.ledgered;
+  return {{"by_sample", by_sample},
+          {"ledger", ledger},{"n", s.n},
           {"compiled", s.compiled},
           {"correct", s.correct},
           {"correct_at_1", s.correct_at_k.at(1)},
@@ -90,6 +113,9 @@ nlohmann::json results_json(const RunReport& report) {
     for (const auto& gs : report.by(g)) groups[gs.key] = summary_json(gs.summary);
     summary["by_" + std::string(group_by_name(g))] = groups;
   }
+  nlohmann::json methods = nlohmann::json::object();
+  for (const auto& gs : report.by_method()) methods[gs.key] = summary_json(gs.summary);
+  summary["by_method"] = methods;
   const RunInfo& run = report.run;
   return {{"schema", kResultsSchema},
           {"device", device_json(run)},

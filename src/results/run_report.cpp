@@ -76,6 +76,14 @@ std::vector<GroupSummary> RunReport::by(GroupBy g) const {
   return out;
 }
 
+std::vector<GroupSummary> RunReport::by_method() const {
+  std::map<std::string, std::vector<const ScoredResult*>> rows_of;
+  for (const auto& r : rows) rows_of[r.result.provenance ? r.result.provenance->method : kNoMethod].push_back(&r);
+  std::vector<GroupSummary> out;
+  for (const auto& [method, method_rows] : rows_of) out.push_back({method, summarize_rows(method_rows, workloads)});
+  return out;
+}
+
 RunReport build_run_report(const ResultStore& store, const std::string& run, const suite::Suite& suite) {
   RunReport report;
   report.run = *store.run(store.resolve_run(run));

@@ -53,6 +53,9 @@ struct GroupSummary {
   eval::Summary summary;
 };
 
+// The method of results whose solutions had no .meta.json.
+inline constexpr const char* kNoMethod = "(no metadata)";
+
 struct RunReport {
   RunInfo run;
   std::optional<eval::Calibration> calibration;  // nullopt: no roofline fractions
@@ -64,6 +67,10 @@ struct RunReport {
 
   // Summaries of each group, sorted by key.
   std::vector<GroupSummary> by(GroupBy g) const;
+  // One summary per method (the results' provenance; kNoMethod for results without metadata), each
+  // over all of the run's workloads, so that methods compare on the same denominator and their
+  // ledgers (Summary::ledger) at equal budget.
+  std::vector<GroupSummary> by_method() const;
 };
 
 // Loads the run (any id resolve_run accepts) and scores it. Uses the newest calibration for the

@@ -101,6 +101,9 @@ std::vector<std::string> CpuBackend::flags(Language l) const {
   std::vector<std::string> f = {"-x", l == Language::C ? "c" : "c++",
                                 l == Language::C ? "-std=gnu17" : "-std=gnu++20",
                                 "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
+                                // Vectorized libm calls (expf, logf, sinf... as glibc's libmvec SIMD
+                                // variants); they need calls that do not set errno.
+                                "-fno-math-errno", "-fveclib=libmvec",
                                 "-include", abi_header_};
   return f;
 }
@@ -120,9 +123,9 @@ CompileOutcome CpuBackend::compile(const Source& source) {
   }
   const std::string& compiler = source.language == Language::C ? options_.cc : options_.cxx;
   std::vector<std::string> fl = flags(source.language);
-  // Libraries after the source: libm for C; -z defs turns an undefined symbol into a compile error
-  // with the compiler's message instead of a load failure later.
-  std::vector<std::string> libs = {"-lm", "-Wl,-z,defs"};
+  // Libraries after the source: libmvec (the vectorized math calls) and libm; -z defs turns an
+  // undefined symbol into a compile error with the compiler's message instead of a load failure later.
+  std::vector<std::string> libs = {"-lmvec", "-lm", "-Wl,-z,defs"};
   std::string flag_text;
   for (const auto& f : fl) flag_text += f + " ";
   for (const auto& f : libs) flag_text += f + " ";

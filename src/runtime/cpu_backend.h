@@ -1,7 +1,8 @@
 // The `cpu` backend: C and C++ solutions compiled by clang into a shared object that a worker
 // process loads with dlopen and calls (runtime/cpu_executor.h).
 //
-//   clang -O3 -march=native -fopenmp -fPIC -shared -include <repo>/include/ekb/ekb_abi.h
+//   clang -O3 -march=native -fopenmp -fno-math-errno -fveclib=libmvec -fPIC -shared
+//         -include <repo>/include/ekb/ekb_abi.h ... -lmvec -lm
 //
 // `-march=native` makes an artifact specific to the CPU, so the CPU model and feature flags are part
 // of the cache key (a cache shared over NFS between machines stays correct).

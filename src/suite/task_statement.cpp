@@ -60,9 +60,9 @@ std::string backend_rules(const ir::Instance& inst, Target target) {
   switch (target) {
     case Target::Cpu:
       return "- One C or C++ translation unit defining `ekb_main` with C linkage (in C++, declare it\n"
-             "  `extern \"C\"`). It is compiled by clang with `-O3 -march=native -fopenmp` into a shared\n"
-             "  object; `ekb_abi.h` is included before your code, so `ekb_f16`, `ekb_bf16` and their\n"
-             "  conversion helpers are available. OpenMP, SIMD intrinsics and the C/C++ standard\n"
+             "  `extern \"C\"`). It is compiled by clang with `-O3 -march=native -fopenmp -fno-math-errno\n"
+             "  -fveclib=libmvec` into a shared object; `ekb_abi.h` is included before your code, so\n"
+             "  `ekb_f16`, `ekb_bf16` and their conversion helpers are available. OpenMP, SIMD intrinsics and the C/C++ standard\n"
              "  libraries may be used; no other libraries.\n"
              "- Do not define `main`, print, read files, or use the network.\n";
     case Target::Cuda:

@@ -1,10 +1,11 @@
-// Random GPU schedules on an OpenCL device (PoCL here and in CI): for three small patterns
-// (elementwise, a GEMM with shared panels, a row sum through rfactor) and random sizes, random
+// Random GPU schedules on an OpenCL device (PoCL here and in CI): for four small patterns
+// (elementwise, a GEMM with shared panels, double-buffered or not, a row sum through rfactor, a row reduction bound to
+// threads: a cooperative reduction in one kernel with its consumer or in a kernel of its own) and random sizes, random
 // split factors and tail strategies, binds to random axes, optional shared caches and unrolling. A
 // schedule the compiler refuses must say why (a ScheduleError); every accepted one is emitted as
 // OpenCL, built and run by the opencl backend through the whole evaluation protocol, and must match
 // the reference: work-groups, local memory and barriers are executed for real. $EKB_SCHEDULE_SEED
-// varies the seed, $EKB_GPU_SCHEDULE_CASES the number of schedules (default 9).
+// varies the seed, $EKB_GPU_SCHEDULE_CASES the number of schedules (default 12).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -72,10 +73,31 @@ std::string random_case(Rng& r, int kind) {
     std::string mem;
     if (r.pick(3)) mem += "  cache_read(A, C, ko, shared, As)\n";
     if (r.pick(3)) mem += "  cache_read(B, C, ko, shared, Bs)\n";
+    // Two alternating panels, the next one loaded before this one's products.
+    if (mem.find("As") != std::string::npos && r.pick(2)) mem += "  double_buffer(As)\n";
+    if (mem.find("Bs") != std::string::npos && r.pick(2)) mem += "  double_buffer(Bs)\n";
     if (!mem.empty()) s += "memory gpu {\n" + mem + "}\n";
     return head + "  params M, N, K\n  input A : f32[M, K] in [-1, 1]\n  input B : f32[K, N] in [-1, 1]\n" +
            "  output C : f32[M, N]\n  C[i, j] = sum(k in 0..K: A[i, k] * B[k, j])\n}\nworkload w { M = " +
            std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k) + " }\n" + s;
+  }
+  if (kind == 3) {  // a cooperative row reduction (a reduction loop bound to threads), in one kernel or two
+    int64_t m = 1 + r.pick(20), n = 1 + r.pick(150);
+    const std::vector<int64_t> widths = {1, 3, 8, 32, 64, 96};
+    int64_t tw = r.one_of(widths), rw = r.one_of(widths);
+    const std::string op = r.one_of(std::vector<std::string>{"sum", "max", "min"});
+    const std::string axis = r.pick(2) ? "x" : "y";
+    std::string s = "schedule gpu {\n  split(y, j, " + std::to_string(tw) + ", jo, ji)\n  reorder(y, i, ji, jo)\n" +
+                    "  bind(y, i, block.x)\n  bind(y, ji, thread." + axis + ")\n";
+    const bool fused = r.pick(3) != 0;
+    if (fused) s += "  compute_at(s, y, i)\n";
+    s += "  split(s, j, " + std::to_string(rw) + ", jo, ji)\n  reorder(s, ji, jo)\n";
+    if (!fused) s += "  bind(s, i, block.x)\n";  // a kernel of its own: the block's first thread stores s[i]
+    s += "  bind(s, ji, thread." + axis + ")\n}\n";
+    if (fused && r.pick(2)) s += "memory gpu {\n  cache_read(x, y, i, shared, xs)\n}\n";
+    return head + "  params M, N\n  input x : f32[M, N] in [-1, 1]\n  output y : f32[M, N]\n  temp s : f32[M]\n" +
+           "  s[i] = " + op + "(j in 0..N: x[i, j])\n  y[i, j] = x[i, j] - s[i]\n}\nworkload w { M = " +
+           std::to_string(m) + ", N = " + std::to_string(n) + " }\n" + s;
   }
   // A row sum: lanes of partial sums (rfactor) on threads, the rows' sums in the next kernel.
   int64_t m = 1 + r.pick(30), n = 1 + r.pick(200), lanes = r.one_of(std::vector<int64_t>{2, 8, 32}), fr = f();
@@ -94,13 +116,13 @@ TEST(GpuScheduleProperty, RandomSchedulesAreRefusedOrCorrectOnAnOpenCLDevice) {
   const char* seed_env = std::getenv("EKB_SCHEDULE_SEED");
   const char* cases_env = std::getenv("EKB_GPU_SCHEDULE_CASES");
   Rng r{std::mt19937_64(seed_env ? std::stoull(seed_env) : 2026)};
-  const int cases = cases_env ? std::stoi(cases_env) : 9;
+  const int cases = cases_env ? std::stoi(cases_env) : 12;
   const std::filesystem::path dir = ekb::testing::private_temp_path("ekb_gpu_schedule_property");
   std::filesystem::create_directories(dir / "nn.t");
   int accepted = 0, refused = 0;
   std::set<std::string> reasons;
   for (int n = 0; n < cases; ++n) {
-    const std::string text = random_case(r, n % 3);
+    const std::string text = random_case(r, n % 4);
     auto loaded = ir::testing::load(text);
     ASSERT_TRUE(loaded.inst) << loaded.diags << "\n" << text;
     try {

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "codegen/cuda_emitter.h"
 #include "codegen/opencl_emitter.h"
@@ -14,6 +16,7 @@
 #include "eval/solution_set.h"
 #include "runtime/opencl_backend.h"
 #include "suite_params.h"
+#include "test_paths.h"
 
 namespace ekb::codegen {
 namespace {
@@ -104,6 +107,65 @@ TEST(GpuEmitterScheduled, GemmKernelInCudaAndOpenCL) {
   EXPECT_NE(cl.find("barrier(CLK_LOCAL_MEM_FENCE);"), std::string::npos) << cl;
   EXPECT_NE(cl.find("get_group_id(1)"), std::string::npos) << cl;
   EXPECT_NE(cl.find("global=[32, 32, 1] local=[16, 16, 1]"), std::string::npos) << cl;
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+TEST(GpuEmitterScheduled, SoftmaxIsOneKernelWithCooperativeReductions) {
+  const std::string workload = "nn.softmax/mbert_128x512";
+  ir::Instance inst = suite::bind_workload(*testing::embedded_suite().find_workload(workload));
+  std::string cuda = eval::candidate_source(candidate(workload), inst, "cuda").text;
+  // One kernel: a block of 128 threads per row, the row in shared memory, the max and the sum
+  // combined by warp shuffles (4 warps: a slot per warp, a barrier, then the warps' totals by a
+  // butterfly over all 32 lanes, the lanes past the 4th holding the identity, so that every lane
+  // ends with the total: a butterfly over 4 lanes left it in lanes 0-3 only, a bug the H200 found).
+  EXPECT_EQ(occurrences(cuda, "__global__"), 1u) << cuda;
+  EXPECT_NE(cuda.find("<<<dim3(128, 1, 1), dim3(128, 1, 1), 0, stream>>>"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("__shared__ __align__(16) float xs[512];"), std::string::npos) << cuda;
+  EXPECT_EQ(occurrences(cuda, "__shfl_xor_sync(0xffffffffu, "), 2u * (5 + 5)) << cuda;  // 32 lanes, twice
+  EXPECT_NE(cuda.find("const float4 ekb_coop0_v"), std::string::npos) << cuda;
+
+  std::string cl = eval::candidate_source(candidate(workload), inst, "opencl").text;
+  EXPECT_EQ(occurrences(cl, "__kernel"), 1u) << cl;
+  EXPECT_EQ(cl.find("shfl"), std::string::npos) << cl;
+  // A tree over 128 slots per reduction: 7 halving steps, each followed by a barrier.
+  EXPECT_NE(cl.find("__local float ekb_red"), std::string::npos) << cl;
+  EXPECT_GE(occurrences(cl, "barrier(CLK_LOCAL_MEM_FENCE);"), 2u * 9) << cl;
+
+  std::string tool;
+  std::string log = testing::compile_cubin(cuda, "softmax.cu", &tool);
+  if (log.rfind("skip: ", 0) == 0) GTEST_SKIP() << log.substr(6);
+  EXPECT_EQ(log, "") << tool << " rejected:\n" << cuda;
+}
+
+TEST(GpuEmitterScheduled, DoubleBufferedGemmAlternatesPanelsAndCompiles) {
+  const std::string workload = "linalg.gemm/medium";
+  ir::Instance inst = suite::bind_workload(*testing::embedded_suite().find_workload(workload));
+  // all.ekb with both panels double-buffered.
+  std::ifstream in(kScheduleDir + "/linalg.gemm/all.ekb");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t memory = text.find("memory gpu {");
+  ASSERT_NE(memory, std::string::npos);
+  text.insert(text.find('}', memory), "  double_buffer(As)\n  double_buffer(Bs)\n");
+  const std::filesystem::path dir = ekb::testing::private_temp_path("ekb_double_buffer");
+  std::filesystem::create_directories(dir / "linalg.gemm");
+  std::ofstream(dir / "linalg.gemm" / "all.ekb") << text;
+  eval::CandidateRef c = candidate(workload);
+  c.solution = "linalg.gemm/all.ekb";
+  c.path = (dir / "linalg.gemm" / "all.ekb").string();
+  std::string cuda = eval::candidate_source(c, inst, "cuda").text;
+  std::filesystem::remove_all(dir);
+  // Twice the panels; a barrier in the first step's prologue and one ending each step.
+  EXPECT_NE(cuda.find("__shared__ __align__(16) float As[2048];"), std::string::npos) << cuda;
+  EXPECT_EQ(occurrences(cuda, "__syncthreads();"), 2u) << cuda;
+  std::string tool;
+  std::string log = testing::compile_cubin(cuda, "gemm_double_buffer.cu", &tool);
+  if (log.rfind("skip: ", 0) == 0) GTEST_SKIP() << log.substr(6);
+  EXPECT_EQ(log, "") << tool << " rejected:\n" << cuda;
 }
 
 }  // namespace

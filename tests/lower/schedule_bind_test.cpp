@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lower/mutator.h"
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
 #include "schedule_test_util.h"
@@ -90,9 +91,9 @@ TEST(ScheduleBind, ScheduleGpuAppliesToEveryGpuBackendAndNotToCpu) {
 }
 
 TEST(ScheduleBind, IllegalBindingsNameTheDirective) {
-  // A reduction loop carries a dependence between its iterations.
-  std::string e = gpu_lir(gpu_text(kGemm, "M = 8, N = 8, K = 8", "bind(C, i, block.x)\n  bind(C, k, thread.x)"));
-  EXPECT_NE(e.find("'bind(C, k, thread.x)': cannot bind loop 'k' to thread.x"), std::string::npos) << e;
+  // Blocks cannot combine a reduction's parts (threads can: CooperativeReduction below).
+  std::string e = gpu_lir(gpu_text(kGemm, "M = 8, N = 8, K = 8", "bind(C, k, block.x)"));
+  EXPECT_NE(e.find("'bind(C, k, block.x)': cannot bind reduction loop 'k' to block.x"), std::string::npos) << e;
   EXPECT_NE(e.find("rfactor"), std::string::npos) << e;
   // An ordered loop whose iterations read what earlier ones wrote (a scan).
   e = gpu_lir(pattern("  params N\n  input x : f32[N] in [-1, 1]\n  output y : f32[N]\n  y[i] = x[i]\n"
@@ -160,10 +161,99 @@ TEST(MemoryShared, ErrorsForSharedCaches) {
   // What a cache_write into shared memory would need (who writes back what) is not there.
   e = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, "cache_write(C, bj, shared, Cs)"));
   EXPECT_NE(e.find("cache_write into shared memory is not supported"), std::string::npos) << e;
-  e = gpu_lir(
-      gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, "cache_read(A, C, ko, shared, As)\n  double_buffer(As)"));
-  EXPECT_NE(e.find("double_buffer is not implemented yet on gpu"), std::string::npos) << e;
 }
+
+TEST(MemoryShared, DoubleBufferAlternatesTwoPanelsWithOneBarrierPerStep) {
+  const std::string caches = "cache_read(A, C, ko, shared, As)\n  cache_read(B, C, ko, shared, Bs)\n";
+  std::string lir = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles,
+                                     caches + "  double_buffer(As)\n  double_buffer(Bs)"));
+  // Two panels each (a leading dimension of 2), the first step's copies and their barrier in a
+  // prologue, the next step's copies before this step's products, one barrier ending each step.
+  EXPECT_NE(lir.find("allocate As: f32[512] in shared"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("allocate Bs: f32[512] in shared"), std::string::npos) << lir;
+  EXPECT_EQ(count(lir, "barrier"), 2u) << lir;
+  EXPECT_EQ(count(lir, "gpu_cooperative"), 8u) << lir;  // this step's copy and the next one's, per cache
+  size_t prologue = lir.find("if (ko == 0)"), next = lir.find("if ((ko + 1) < (0 + 4))");
+  ASSERT_NE(prologue, std::string::npos) << lir;
+  ASSERT_NE(next, std::string::npos) << lir;
+  EXPECT_LT(prologue, lir.find("barrier")) << lir;
+  EXPECT_LT(lir.find("barrier"), next) << lir;  // the prologue's barrier, then the next panels' copies
+  EXPECT_LT(lir.rfind("gpu_cooperative"), lir.rfind("barrier")) << lir;
+  // The products read this step's panel.
+  EXPECT_NE(lir.find("As[((ko - 0) % 2), "), std::string::npos) << lir;
+
+  // Only A double-buffered: B's copy keeps its barrier, A's next panel follows it.
+  lir = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, caches + "  double_buffer(As)"));
+  EXPECT_NE(lir.find("allocate As: f32[512] in shared"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("allocate Bs: f32[256] in shared"), std::string::npos) << lir;
+  EXPECT_EQ(count(lir, "barrier"), 2u) << lir;
+  EXPECT_EQ(count(lir, "gpu_cooperative"), 6u) << lir;
+}
+
+TEST(MemoryShared, DoubleBufferErrors) {
+  // Twice; a register cache; a cache filled once per block (no next iteration); on cpu.
+  std::string e = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles,
+                                   "cache_read(A, C, ko, shared, As)\n  double_buffer(As)\n  double_buffer(As)"));
+  EXPECT_NE(e.find("'As' is already double-buffered"), std::string::npos) << e;
+  e = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, "cache_read(A, C, ki, local, Al)\n  double_buffer(Al)"));
+  EXPECT_NE(e.find("'Al' is not a shared cache"), std::string::npos) << e;
+  e = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, "cache_read(A, C, bj, shared, As)\n  double_buffer(As)"));
+  EXPECT_NE(e.find("which needs a sequential loop"), std::string::npos) << e;
+  e = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, "double_buffer(A)"));  // an input
+  EXPECT_NE(e.find("there is no cache 'A'"), std::string::npos) << e;
+  e = testing::schedule_error(pattern(kGemm, "M = 8, N = 8, K = 8") + "memory cpu {\n  double_buffer(A)\n}\n");
+  EXPECT_NE(e.find("double_buffer applies to gpu shared memory"), std::string::npos) << e;
+}
+
+const char* kRowSum =
+    "  params M, N\n  input x : f32[M, N] in [-1, 1]\n  output y : f32[M, N]\n  temp s : f32[M]\n"
+    "  s[i] = sum(j in 0..N: x[i, j])\n  y[i, j] = x[i, j] - s[i]";
+
+TEST(CooperativeReduction, AReductionLoopBoundToThreadsCombinesItsPartsInTheBlock) {
+  // Its own kernel: one block per row, 64 threads each summing a strided part of it; the combine
+  // takes a shared slot per thread; the row's sum is stored once.
+  const std::string own = "split(s, j, 64, jo, ji)\n  reorder(s, ji, jo)\n  bind(s, i, block.x)\n  bind(s, ji, thread.x)";
+  std::string lir = gpu_lir(gpu_text(kRowSum, "M = 5, N = 200", own));
+  EXPECT_NE(lir.find("for ji in [0, +64) gpu_thread.x"), std::string::npos) << lir;
+  auto l = ir::testing::load(gpu_text(kRowSum, "M = 5, N = 200", own));
+  ASSERT_TRUE(l.inst) << l.diags;
+  Func f = lower(*l.inst, gpu_options());
+  const Stmt& kernel = *top_level(f).stmts.at(0);
+  KernelGeometry g = gpu_kernel_geometry(f, kernel);
+  EXPECT_EQ(g.grid, (std::array<int64_t, 3>{5, 1, 1}));
+  EXPECT_EQ(g.block, (std::array<int64_t, 3>{64, 1, 1}));
+  EXPECT_EQ(g.shared_bytes, 64 * 4);
+  const Stmt* loop = nullptr;
+  for_each_stmt(kernel, [&](const Stmt& x) {
+    if (x.kind == StmtKind::For && x.for_kind == ForKind::GpuThread) loop = &x;
+  });
+  ASSERT_NE(loop, nullptr);
+  std::vector<ThreadAccumulator> acc = thread_accumulators(*loop);
+  ASSERT_EQ(acc.size(), 1u);
+  EXPECT_EQ(acc[0].op, BinOp::Add);
+  EXPECT_EQ(acc[0].type, ScalarType::F32);
+
+  // With its consumer in one kernel (compute_at into the row's block): the sum in a per-thread
+  // buffer that every thread fills with the combined total.
+  lir = gpu_lir(gpu_text(kRowSum, "M = 5, N = 200",
+                         "split(y, j, 64, jo, ji)\n  reorder(y, i, ji, jo)\n  bind(y, i, block.x)\n"
+                         "  bind(y, ji, thread.x)\n  compute_at(s, y, i)\n  split(s, j, 64, jo, ji)\n"
+                         "  reorder(s, ji, jo)\n  bind(s, ji, thread.x)"));
+  EXPECT_EQ(count(lir, "gpu_block.x"), 1u) << lir;
+  EXPECT_EQ(count(lir, "gpu_thread.x"), 2u) << lir;
+}
+
+TEST(CooperativeReduction, Errors) {
+  // argmax keeps an index beside the value: no tree over threads.
+  std::string e = gpu_lir(gpu_text("  params N\n  input x : f32[N] in [-1, 1]\n  output a : i64[1]\n"
+                                   "  a[z] = argmax(j in 0..N: x[j])",
+                                   "N = 64", "bind(a, j, thread.x)"));
+  EXPECT_NE(e.find("which is not a sum, product, min or max"), std::string::npos) << e;
+  // A reduction moved out of its statement accumulates in memory.
+  e = gpu_lir(gpu_text(kGemm, "M = 8, N = 8, K = 8", "reorder(C, k, i, j)\n  bind(C, k, thread.x)"));
+  EXPECT_NE(e.find("accumulates in memory"), std::string::npos) << e;
+}
+
 
 // A bound stage built by hand: `body` inside a block loop over 4 blocks.
 Func kernel_of(StmtP body) {
@@ -205,9 +295,11 @@ TEST(GpuKernelGeometry, BarriersAndStoresOfTheWholeBlock) {
                   make_block({store_at("t"),
                               make_if(binary(BinOp::Lt, var("t", ScalarType::Index), index_imm(5)), make_barrier())})));
   EXPECT_THROW(gpu_kernel_geometry(g, *g.body), ScheduleError);
-  // A store outside the thread loops would be repeated by every thread of the block.
-  Func r = kernel_of(make_block({thread_loop("t", 32, store_at("t")),
-                                 make_store("out", {var("bx", ScalarType::Index)}, float_imm(ScalarType::F32, 0.0))}));
+  // A store outside the thread loops would be repeated by every thread of the block, with values
+  // that may differ between them (a load: another thread may have stored there meanwhile).
+  Func r = kernel_of(make_block(
+      {thread_loop("t", 32, store_at("t")),
+       make_store("out", {var("bx", ScalarType::Index)}, load("out", ScalarType::F32, {index_imm(127)}))}));
   try {
     gpu_kernel_geometry(r, *r.body);
     FAIL() << "a store outside the thread loops was accepted";
@@ -215,11 +307,32 @@ TEST(GpuKernelGeometry, BarriersAndStoresOfTheWholeBlock) {
     EXPECT_NE(std::string(e.what()).find("'out' is stored outside the loops bound to threads"), std::string::npos)
         << e.what();
   }
+  // The same value at the same place in every thread: the block's first thread stores it.
+  Func once = kernel_of(make_block({thread_loop("t", 32, store_at("t")),
+                                    make_store("out", {var("bx", ScalarType::Index)}, float_imm(ScalarType::F32, 0.0))}));
+  EXPECT_NO_THROW(gpu_kernel_geometry(once, *once.body));
   // Every thread reaches it: fine.
   Func h = kernel_of(thread_loop("t", 32, make_block({store_at("t"), make_barrier()})));
   KernelGeometry geometry = gpu_kernel_geometry(h, *h.body);
   EXPECT_EQ(geometry.threads(), 32);
   EXPECT_EQ(geometry.grid[0], 4);
+}
+
+TEST(CooperativeReduction, NotReachedByEveryThreadIsAnError) {
+  // A reduction under a condition that may differ between threads: its combine's barriers would hang.
+  StmtP reduce = thread_loop("t", 32, make_assign("acc", binary(BinOp::Add, var("acc", ScalarType::F32),
+                                                                    float_imm(ScalarType::F32, 1.0))));
+  StmtP cond = make_if(binary(BinOp::Lt, load("out", ScalarType::F32, {var("bx", ScalarType::Index)}),
+                              float_imm(ScalarType::F32, 0.0)),
+                       reduce);
+  Func f = kernel_of(make_declare("acc", ScalarType::F32, float_imm(ScalarType::F32, 0.0),
+                                  make_block({thread_loop("t1", 32, store_at("t1")), cond})));
+  try {
+    gpu_kernel_geometry(f, *f.body);
+    FAIL() << "a cooperative reduction under a divergent condition was accepted";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("the cooperative reduction over loop 't'"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

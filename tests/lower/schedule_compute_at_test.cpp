@@ -55,6 +55,22 @@ TEST(ScheduleComputeAt, ReductionProducerPerRow) {
   EXPECT_EQ(matches_reference(text), "");
 }
 
+TEST(ScheduleComputeAt, ProducerReadByAnotherPlacedProducerKeepsItsRowBox) {
+  // Layer norm's statistics: var reads mean, y reads both. Placing var first and then mean into
+  // the same row loop must size mean for the one row var and y read, not the whole tensor (the
+  // clamps of var's placed loop into [0, R) made mean's box non-affine and hence whole).
+  std::string text = with_schedule(
+      "  params R, C\n  input x : f32[R, C] in [-1, 1]\n  output y : f32[R, C]\n  temp mean : f32[R]\n"
+      "  temp var : f32[R]\n  mean[r] = sum(c in 0..C: x[r, c])\n"
+      "  var[r] = sum(c in 0..C: (x[r, c] - mean[r]) * (x[r, c] - mean[r]))\n"
+      "  y[r, c] = (x[r, c] - mean[r]) * var[r]",
+      "R = 7, C = 9", "compute_at(var, y, r)\n  compute_at(mean, y, r)\n  parallel(y, r)");
+  std::string lir = scheduled_lir(text);
+  EXPECT_NE(lir.find("allocate mean: f32[1]"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("allocate var: f32[1]"), std::string::npos) << lir;
+  EXPECT_EQ(matches_reference(text), "");
+}
+
 TEST(ScheduleComputeAt, ProducerReadWithABoundary) {
   EXPECT_EQ(matches_reference(with_schedule(
                 "  params N\n  input x : f32[N] in [-1, 1]\n  output y : f32[N]\n  temp t : f32[N]\n"
