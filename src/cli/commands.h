@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "suite/selection.h"
 #include "suite/suite.h"
 
 namespace ekb::cli {
@@ -24,6 +25,9 @@ class Context {
 class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The filters every command that takes a selection shares: --domain, --level, --dtype, --size.
+void add_selection_filters(CLI::App* cmd, suite::Selection& selection);
 
 void add_list_command(CLI::App& app, Context& ctx);
 void add_show_command(CLI::App& app, Context& ctx);

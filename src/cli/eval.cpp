@@ -232,10 +232,7 @@ void add_eval_command(CLI::App& app, Context& ctx) {
                   "Solutions directory (docs/SOLUTIONS.md), or 'native' for the default lowering itself")
       ->required();
   cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names (default: all)");
-  cmd->add_option("--domain", o->selection.domains, "Only these domains")->delimiter(',');
-  cmd->add_option("--level", o->selection.levels, "Only these levels (operator, fused, graph)")->delimiter(',');
-  cmd->add_option("--dtype", o->selection.dtypes, "Only workloads whose first input has this type")->delimiter(',');
-  cmd->add_option("--size", o->selection.sizes, "Only these size classes (micro, mobile)")->delimiter(',');
+  add_selection_filters(cmd, o->selection);
   cmd->add_flag("--no-heldout", o->exclude_heldout, "Leave out held-out workloads");
   cmd->add_flag("--solved-only", o->solved_only,
                 "Select only the workloads that have a solution (otherwise they count as failed: missing)");

@@ -243,10 +243,7 @@ void add_generate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-t,--temperature", o->temperature, "Sampling temperature (default: the profile's)")
       ->check(CLI::Range(0.0, 2.0));
   cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names (default: all)");
-  cmd->add_option("--domain", o->selection.domains, "Only these domains")->delimiter(',');
-  cmd->add_option("--level", o->selection.levels, "Only these levels (operator, fused, graph)")->delimiter(',');
-  cmd->add_option("--dtype", o->selection.dtypes, "Only workloads whose first input has this type")->delimiter(',');
-  cmd->add_option("--size", o->selection.sizes, "Only these size classes (micro, mobile)")->delimiter(',');
+  add_selection_filters(cmd, o->selection);
   cmd->add_flag("--no-heldout", o->exclude_heldout, "Leave out held-out workloads");
   cmd->add_option("-o,--out", o->out, "Solutions directory to write (docs/SOLUTIONS.md layout)")->required();
   cmd->add_flag("--replay", o->replay,

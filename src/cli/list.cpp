@@ -52,17 +52,21 @@ void run_list(Context& ctx, ListOptions& o) {
 
 }  // namespace
 
+void add_selection_filters(CLI::App* cmd, suite::Selection& selection) {
+  cmd->add_option("--domain", selection.domains, "Only these domains (nn, qnn, img, audio, linalg, robotics, transformer, graph)")
+      ->delimiter(',');
+  cmd->add_option("--level", selection.levels, "Only these levels (operator, fused, graph)")->delimiter(',');
+  cmd->add_option("--dtype", selection.dtypes, "Only workloads whose first input has this type (f32, f16, i8, u8, ...)")
+      ->delimiter(',');
+  cmd->add_option("--size", selection.sizes, "Only these size classes (micro, mobile)")->delimiter(',');
+}
+
 void add_list_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ListOptions>();
   CLI::App* cmd = app.add_subcommand("list", "List the suite's workloads, filtered");
   cmd->add_option("names", o->selection.names,
                   "Globs over PATTERN/WORKLOAD or pattern names, e.g. 'nn.*' or '*/kws_*'");
-  cmd->add_option("--domain", o->selection.domains, "Only these domains (nn, qnn, img, audio, linalg, robotics, transformer, graph)")
-      ->delimiter(',');
-  cmd->add_option("--level", o->selection.levels, "Only these levels (operator, fused, graph)")->delimiter(',');
-  cmd->add_option("--dtype", o->selection.dtypes, "Only workloads whose first input has this type (f32, f16, i8, u8, ...)")
-      ->delimiter(',');
-  cmd->add_option("--size", o->selection.sizes, "Only these size classes (micro, mobile)")->delimiter(',');
+  add_selection_filters(cmd, o->selection);
   cmd->add_flag("--no-heldout", o->exclude_heldout, "Leave out held-out workloads");
   cmd->add_flag("--json", o->json, "Print a JSON array with each workload's facts");
   cmd->callback([&ctx, o] { run_list(ctx, *o); });

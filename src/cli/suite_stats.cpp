@@ -72,10 +72,7 @@ void add_suite_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<StatsOptions>();
   CLI::App* cmd = group->add_subcommand("stats", "Count patterns and workloads by domain, level, dtype and size class");
   cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names (default: all)");
-  cmd->add_option("--domain", o->selection.domains, "Only these domains")->delimiter(',');
-  cmd->add_option("--level", o->selection.levels, "Only these levels (operator, fused, graph)")->delimiter(',');
-  cmd->add_option("--dtype", o->selection.dtypes, "Only workloads whose first input has this type")->delimiter(',');
-  cmd->add_option("--size", o->selection.sizes, "Only these size classes (micro, mobile)")->delimiter(',');
+  add_selection_filters(cmd, o->selection);
   cmd->add_flag("--json", o->json, "Print the counts as JSON");
   cmd->callback([&ctx, o] { run_stats(ctx, *o); });
 }
