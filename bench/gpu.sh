@@ -12,7 +12,9 @@
 #     median time (p25-p75), speedup over the default and roofline fraction; and the OpenCL-vs-CUDA
 #     time ratio of the same kernels (OpenCL on the NVIDIA platform; target <= 1.5x). ekb times
 #     default and scheduled interleaved (src/eval/timing.h); the vendor binary times the same way;
-#     bench/gpu_table.py prints the table from the runs' results;
+#     bench/gpu_table.py prints the table from the runs' results; memory-bound rows also get a
+#     plain copy kernel moving the same bytes (timed by the vendor binary), the rate a kernel of
+#     that size can reach (docs/METRICS.md, "Rooflines on GPUs");
 #  5. the whole suite's correctness on cuda, then on opencl (NVIDIA platform), with
 #     `ekb eval --backend B -s native --no-timing` (the default lowering against itself, so every
 #     result is "correct or not" under the full protocol), in parallel shards, then a short table
@@ -141,6 +143,13 @@ if [ "$tests" = ON ] && step tests; then
   echo "  ($(( $(date +%s) - t0 )) s so far)"
 fi
 
+if step tests && [ -n "$arch" ] && command -v nvcc > /dev/null; then
+  # A ptxas miscompilation that broke img.fast9_score (bench/toolchain/): still there in this toolkit?
+  if nvcc -O3 -arch="$arch" -o "$work/ptxas_check" bench/toolchain/ptxas_window_min_of_negation.cu > /dev/null 2>&1; then
+    echo "== toolchain: $("$work/ptxas_check")"
+  fi
+fi
+
 if [ -z "$arch" ] && [ -z "${EKB_GPU_OPENCL_PLATFORM:-}" ]; then
   # The tests above say for themselves why they skipped; everything below needs the GPU.
   echo "!! no NVIDIA GPU (nvidia-smi found none): no calibration, table or suite runs"
@@ -204,16 +213,20 @@ for name in chosen:
     if not w: print(f"# {name}: no such workload", file=sys.stderr); continue
     params = ",".join(f"{k}={v}" for k, v in w["bindings"].items() if isinstance(v, int))
     kind = "sched" if has_schedule(w) else "native"
-    print(name, kind, f"{name}:{params}" if w["pattern"] in vendor_patterns else "-")
+    # Rows of low arithmetic intensity also get a plain copy of their bytes (the same-size copy).
+    intensity = (w["flops"] + w["int_ops"]) / max(w["min_bytes"], 1)
+    print(name, kind, f"{name}:{params}" if w["pattern"] in vendor_patterns else "-",
+          w["min_bytes"] if intensity < 16 else "-")
 # The 4096^3 SGEMM of the issue's target, for the vendor column, unless the suite has one.
 if not any(w["pattern"] == "linalg.gemm" and w["bindings"].get("NI") == 4096 == w["bindings"].get("NK")
            for w in ws if w["name"] in chosen):
-    print("linalg.gemm/4096x4096x4096 vendor linalg.gemm/4096x4096x4096:NI=4096,NJ=4096,NK=4096")
+    print("linalg.gemm/4096x4096x4096 vendor linalg.gemm/4096x4096x4096:NI=4096,NJ=4096,NK=4096 -")
 PY
 sched_ws=() native_ws=() vendor_specs=()
-while read -r name kind spec; do
+while read -r name kind spec copy_bytes; do
   case "$kind" in sched) sched_ws+=("$name");; native) native_ws+=("$name");; esac
   [ "$spec" != "-" ] && vendor_specs+=("$spec")
+  [ "$copy_bytes" != "-" ] && vendor_specs+=("copy=$name:$copy_bytes")
 done < "$work/table-plan.txt"
 echo "  ${#sched_ws[@]} with a schedule, ${#native_ws[@]} default only, ${#vendor_specs[@]} vendor rows"
 # The vendor column first (its binary may still be compiling meanwhile), on a quiet GPU.
@@ -231,7 +244,11 @@ table_eval() {  # LABEL SOLUTIONS BACKEND-ARGS... -- WORKLOADS...
   local label=$1 solutions=$2; shift 2
   local args=(); while [ "$1" != "--" ]; do args+=("$1"); shift; done; shift
   [ $# -eq 0 ] && return
-  local limit=$(( $(seconds_left) / 3 )); [ "$limit" -gt 150 ] && limit=150
+  # The rows of 100+ MiB spend most of a check in the f64 reference on the host (cached for the
+  # runs after the first), hence a third of what is left, up to 240 s.
+  # Without the suite steps, half of what is left.
+  local share=3; { step cuda || step opencl; } || share=2
+  local limit=$(( $(seconds_left) / share )); [ "$limit" -gt 240 ] && limit=240
   if [ "$limit" -lt 20 ]; then echo "  $label: skipped, out of time"; return; fi
   timeout "$limit" "$ekb" eval "${args[@]}" -s "$solutions" --call-timeout 60 --db "$work/bench.db" --run "$label" \
     --json "$work/$label.json" "$@" > "$work/$label.log" 2>&1 \

@@ -41,14 +41,16 @@ def main():
     calibration = load_json(os.path.join(work, "calibration.json"))
     runs = {(b, k): results_by_workload(os.path.join(work, f"{b}-{k}.json"))
             for b in ("cuda", "opencl") for k in ("sched", "native")}
-    vendor, vendor_header = {}, None
+    vendor, vendor_header, copies = {}, None, {}
     if os.path.exists(os.path.join(work, "vendor.jsonl")):
         for line in open(os.path.join(work, "vendor.jsonl")):
             line = line.strip()
             if not line:
                 continue
             doc = json.loads(line)
-            if "workload" in doc:
+            if "copy_ms" in doc:
+                copies[doc["workload"]] = doc
+            elif "workload" in doc:
                 vendor[doc["workload"]] = doc
             else:
                 vendor_header = doc
@@ -72,7 +74,7 @@ def main():
         return result.get(key), None
 
     rows = []
-    for name, kind, spec in plan:
+    for name, kind, spec, _copy_bytes in plan:
         cost = facts.get(name)
         if cost is None and name.startswith("linalg.gemm/"):
             ni, nj, nk = (int(v.split("=")[1]) for v in spec.split(":")[1].split(","))
@@ -108,6 +110,15 @@ def main():
             c, o = row["columns"].get(kernel), row["columns"].get("opencl " + kernel)
             if c and o:
                 row[f"opencl_over_cuda_{kernel}"] = o["median"] / c["median"]
+        copy = copies.get(name)
+        if copy:
+            # The same-size copy: its rate, and the fraction of it each kernel reaches.
+            row["same_size_copy"] = {"ms": copy["copy_ms"], "bytes": copy["copy_bytes"]}
+            for kernel in ("scheduled", "opencl scheduled", "default"):
+                if kernel in row["columns"]:
+                    row["columns"][kernel]["of_same_size_copy"] = (
+                        copy["copy_ms"]["median"] * (cost["min_bytes"] / copy["copy_bytes"] if cost else 1)
+                        / row["columns"][kernel]["median"])
         if cost and peak and bandwidth:
             memory_time, compute_time = cost["min_bytes"] / bandwidth, (cost["flops"] + cost["int_ops"]) / peak
             row["bound"] = "memory" if memory_time > compute_time else "compute"
@@ -148,10 +159,18 @@ def main():
             print(f"      {column}: {error}")
         if r.get("vendor"):
             print(f"      vendor: {r['vendor']}")
+        if r.get("same_size_copy"):
+            copy = r["same_size_copy"]
+            rate = copy["bytes"] / (copy["ms"]["median"] * 1e-3) / 1e9
+            fractions = ", ".join(f"{k} {100 * col['of_same_size_copy']:.1f}%" for k, col in c.items() if "of_same_size_copy" in col)
+            print(f"      same-size copy: {copy['ms']['median']:.4f} ms, {rate:.0f} GB/s"
+                  + (f" ({100 * rate * 1e9 / bandwidth:.1f}% of the calibrated bandwidth)" if bandwidth else "")
+                  + (f"; of its rate: {fractions}" if fractions else ""))
     print("  x sched / x vendor: speedup over the default (ratio of medians); roof: fraction of the roofline;")
     print("  sch/ven: the schedule's rate / the vendor's (SGEMM target >= 0.5); opencl sched: the scheduled kernel")
     print("  (the default where there is none) on the OpenCL platform; ocl/cuda: opencl median / cuda median of the")
-    print("  same kernel (target <= 1.5). Memory-bound target: roof >= 70% of the calibrated copy bandwidth.")
+    print("  same kernel (target <= 1.5). Memory-bound target: roof >= 70% of the calibrated copy bandwidth;")
+    print("  same-size copy: a plain copy moving the row's bytes, the rate a kernel of that size can reach.")
     json.dump({"calibration": calibration, "vendor": vendor_header, "rows": rows}, open(out_path, "w"), indent=1)
 
 

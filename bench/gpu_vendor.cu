@@ -32,6 +32,9 @@
 // --json`). Prints one JSON object per line: first the device and libraries, then one per workload:
 // {"workload", "vendor", "correct", "max_error", "time_ms": {"median", "p25", "p75", "runs"}} or
 // {"workload", "error"} (the format of bench/cpu_vendor.cpp, whose roofline column the script adds).
+// A spec "copy=WORKLOAD:BYTES" times instead a plain float4 copy moving BYTES in all (half read, half
+// written; the kernel and launch of `ekb calibrate --backend cuda`'s copy), the same way: the rate a
+// memory-bound kernel of that size could reach, {"workload", "copy_bytes", "copy_ms": {...}}.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -649,6 +652,39 @@ std::string bench_workload(Context& ctx, Timer& timer, const std::string& spec, 
   }
 }
 
+// The calibration's copy kernel (src/eval/cuda_calibration.cpp), one thread per float4.
+__global__ void same_size_copy(const float4* __restrict__ src, float4* __restrict__ dst, unsigned long long n) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    dst[i] = src[i];
+}
+
+// "copy=WORKLOAD:BYTES": the copy of BYTES moved (BYTES / 2 read, BYTES / 2 written), timed cold.
+std::string bench_copy(Context& ctx, Timer& timer, const std::string& spec, double max_time_s) {
+  const size_t colon = spec.find(':');
+  const std::string name = spec.substr(5, colon == std::string::npos ? std::string::npos : colon - 5);
+  std::string head = "{\"workload\": " + json_string(name);
+  try {
+    if (colon == std::string::npos) throw std::runtime_error("expected copy=WORKLOAD:BYTES");
+    const unsigned long long bytes = std::stoull(spec.substr(colon + 1));
+    const unsigned long long n4 = std::max<unsigned long long>(bytes / 32, 1);
+    float4 *src = nullptr, *dst = nullptr;
+    cuda_check(cudaMalloc(&src, n4 * 16), "cudaMalloc");
+    cuda_check(cudaMalloc(&dst, n4 * 16), "cudaMalloc");
+    cuda_check(cudaMemsetAsync(src, 0, n4 * 16, ctx.stream), "cudaMemsetAsync");
+    const unsigned blocks = static_cast<unsigned>(std::min<unsigned long long>((n4 + 255) / 256, 1u << 30));
+    const TimeStats t = time_cold(timer, [&] { same_size_copy<<<blocks, 256, 0, ctx.stream>>>(src, dst, n4); }, max_time_s);
+    cuda_check(cudaGetLastError(), "the copy kernel");
+    cudaFree(src);
+    cudaFree(dst);
+    return head + ", \"copy_bytes\": " + std::to_string(n4 * 32) + ", \"copy_ms\": {\"median\": " + json_number(t.median) +
+           ", \"p25\": " + json_number(t.p25) + ", \"p75\": " + json_number(t.p75) + ", \"runs\": " + std::to_string(t.runs) + "}}";
+  } catch (const std::exception& e) {
+    cudaGetLastError();
+    return head + ", \"error\": " + json_string(e.what()) + "}";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -695,7 +731,8 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   Timer timer(ctx.stream, static_cast<size_t>(prop.l2CacheSize));
   for (const std::string& spec : specs) {
-    std::printf("%s\n", bench_workload(ctx, timer, spec, max_time_s).c_str());
+    const bool copy = spec.rfind("copy=", 0) == 0;
+    std::printf("%s\n", (copy ? bench_copy(ctx, timer, spec, max_time_s) : bench_workload(ctx, timer, spec, max_time_s)).c_str());
     std::fflush(stdout);
   }
   return 0;
