@@ -56,8 +56,11 @@ class OpenCLEmitter : public GpuEmitter {
   std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
   std::string launch_single_thread(const std::string& name) override;
   bool launch_computable(const lir::Expr& e) const override;
-  std::string block_index(int axis) const override { return "get_group_id(" + std::to_string(axis) + ")"; }
-  std::string thread_index(int axis) const override { return "get_local_id(" + std::to_string(axis) + ")"; }
+  // 32-bit like CUDA's blockIdx and threadIdx: a size_t index keeps the index arithmetic of the
+  // kernels that use them in 64 bits on NVIDIA's OpenCL compiler (the launch geometry's extents are
+  // constants within the device limits, so no index reaches 2^32).
+  std::string block_index(int axis) const override { return "(uint)get_group_id(" + std::to_string(axis) + ")"; }
+  std::string thread_index(int axis) const override { return "(uint)get_local_id(" + std::to_string(axis) + ")"; }
   std::string barrier_statement() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
   std::string shared_declaration(const lir::Stmt& alloc) const override;
   std::string launch_geometry(const std::string& name, const lir::KernelGeometry& g) override;

@@ -116,7 +116,10 @@ class Partitioner {
       return StmtP(n);
     };
     ExprP min = simplify(s->min), extent = simplify(s->extent);
-    if (s->for_kind != ForKind::Serial || depth >= kMaxPartitionDepth || min->kind != ExprKind::IntImm ||
+    // A parallel loop's iterations are independent, so its parts may run one after the other: the
+    // interior stays parallel, the edges (a row or two) run serially.
+    const bool splittable = s->for_kind == ForKind::Serial || s->for_kind == ForKind::Parallel;
+    if (!splittable || depth >= kMaxPartitionDepth || min->kind != ExprKind::IntImm ||
         extent->kind != ExprKind::IntImm || extent->int_value <= 1 || allocates(*s->body))
       return whole(depth);
     const int64_t first = min->int_value, last = first + extent->int_value - 1;
@@ -135,6 +138,7 @@ class Partitioner {
       n->extent = index_imm(to - from + 1);
       n->body = body;
       if (edge) {
+        n->for_kind = ForKind::Serial;
         n->name = f_.fresh_name(s->name);
         n->body = with_fresh_names(f_, substitute(body, s->name, var(n->name, ScalarType::Index)));
       }

@@ -10,8 +10,9 @@
 // loops). A loop is partitioned when its bounds are constant and some boundary read's index is
 // c * v + r there, c a non-zero constant and r bounded by the loops around and inside it; at most
 // kMaxPartitionDepth loops on one path are partitioned (each one triples the code below it).
-// Parallel, vectorized and unrolled loops are left whole: their inner serial loops are split; so
-// are loops whose body allocates a buffer (a compute_at box: copies would need buffers of their own).
+// A parallel loop is split too: its interior stays parallel, its edge parts (a row or two) run
+// serially. Vectorized and unrolled loops are left whole (their inner serial loops are split), and
+// so are loops whose body allocates a buffer (a compute_at box: copies would need buffers of their own).
 #pragma once
 #include "lower/loop_ir.h"
 

@@ -80,12 +80,16 @@ TEST(PartitionLoops, MatchesTheReferenceAtEverySize) {
     EXPECT_EQ(matches_reference(pattern(kBoundaries, size)), "") << size;
 }
 
-TEST(PartitionLoops, ParallelAndVectorLoopsStayWholeTheirSerialLoopsSplit) {
+TEST(PartitionLoops, ParallelLoopsSplitWithSerialEdgesVectorLoopsStayWhole) {
   std::string text = with_schedule(kStencil, "H = 6, W = 40",
                                    "parallel(m, i)\n  split(m, j, 16, jo, ji, tail=guard)\n  vectorize(m, ji, 16)");
   auto l = lower_text(text, "partition_loops");
-  EXPECT_EQ(count(l.body, "for i"), 1) << l.body;
-  EXPECT_EQ(count(l.body, "for jo"), 3) << l.body;
+  // i in [0, 0], [1, 4] in parallel, [5, 5]; jo split in each; ji, the vector loop, whole.
+  EXPECT_EQ(count(l.body, "for i in [1, +4) parallel"), 1) << l.body;
+  EXPECT_EQ(count(l.body, "parallel"), 1) << l.body;
+  EXPECT_EQ(count(l.body, "for i"), 3) << l.body;
+  EXPECT_EQ(count(l.body, "for jo"), 9) << l.body;
+  EXPECT_EQ(count(l.body, "vectorized"), 9) << l.body;
   EXPECT_EQ(matches_reference(text), "");
 }
 
