@@ -226,9 +226,13 @@ std::string CEmitter::simd_value(const lir::Expr& e, const SimdLoop& lanes) {
              simd_value(*e.args[1], lanes) + ")";
     case lir::ExprKind::Select:
       return "(" + expr(*e.args[0]) + " ? " + simd_value(*e.args[1], lanes) + " : " + simd_value(*e.args[2], lanes) + ")";
+    case lir::ExprKind::Call:
+      if (!has_vector_call(e, lanes)) break;
+      return simd_helper(std::string(lir::intrinsic_name(e.intrinsic)), lanes) + "(" + simd_value(*e.args[0], lanes) + ")";
     default:
-      throw std::logic_error("C emitter: expression not allowed in a SIMD loop (simd_loop accepted it)");
+      break;
   }
+  throw std::logic_error("C emitter: expression not allowed in a SIMD loop (simd_loop accepted it)");
 }
 
 std::string CEmitter::simd_helper(const std::string& op, const SimdLoop& lanes) {
@@ -253,6 +257,15 @@ std::string CEmitter::helper_definition(const std::string& name) const {
     return "static inline " + v + " " + name + "(const " + t + "* p) { " + v + " v; __builtin_memcpy(&v, p, sizeof v); return v; }\n";
   if (name.rfind("ekb_store_", 0) == 0)
     return "static inline void " + name + "(" + t + "* p, " + v + " v) { __builtin_memcpy(p, &v, sizeof v); }\n";
+  if (name.rfind("ekb_exp_", 0) == 0) {
+    // glibc's AVX-512 expf (libmvec, linked with -lmvec); the scalar expf elsewhere. Both sides of
+    // the call pass 64-byte vectors in zmm registers only with min_vector_width(512).
+    std::string n = std::to_string(lanes);
+    return "#if defined(__AVX512F__)\n" + v + " _ZGVeN" + n + "v_expf(" + v + ");\n" +
+           "__attribute__((min_vector_width(512))) static inline " + v + " " + name + "(" + v + " x) { return _ZGVeN" +
+           n + "v_expf(x); }\n#else\nstatic inline " + v + " " + name + "(" + v + " x) {\n  " + v + " r;\n  for (int i = 0; i < " +
+           n + "; ++i) r[i] = expf(x[i]);\n  return r;\n}\n#endif\n";
+  }
   if (name.rfind("ekb_splat_", 0) == 0) {
     std::string all;
     for (int64_t i = 0; i < lanes; ++i) all += (i ? ", x" : "x");

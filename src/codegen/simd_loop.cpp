@@ -105,6 +105,9 @@ class Checker {
         if (l_.varies(*e.args[0])) return "a select's condition differs between lanes";
         if (std::string why = value(*e.args[1]); !why.empty()) return why;
         return value(*e.args[2]);
+      case ExprKind::Call:
+        if (!has_vector_call(e, l_)) return "a call without a vector form at this width";
+        return value(*e.args[0]);
       default:
         return "a call or conversion";
     }
@@ -114,6 +117,11 @@ class Checker {
 };
 
 }  // namespace
+
+bool has_vector_call(const Expr& call, const SimdLoop& lanes) {
+  return call.kind == ExprKind::Call && call.intrinsic == lir::Intrinsic::Exp && call.args.size() == 1 &&
+         lanes.element == ir::ScalarType::F32 && lanes.width == 16;
+}
 
 std::optional<SimdLoop> simd_loop(const Stmt& loop, std::string* why) {
   auto refuse = [&](const std::string& reason) -> std::optional<SimdLoop> {

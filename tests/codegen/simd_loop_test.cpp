@@ -54,8 +54,12 @@ TEST(SimdLoop, ConsecutiveAccessesAndUniformValuesQualify) {
 TEST(SimdLoop, GathersCallsLaneConditionsAndSharedStoresKeepTheLoop) {
   ExprP gather = f32_load("x", {binary(BinOp::Mul, idx("l"), index_imm(2))});
   EXPECT_NE(refusal(lanes(make_store("y", {row_plus_lane()}, gather))).find("gather"), std::string::npos);
+  // exp has a vector form 16 floats wide (libmvec's AVX-512 one); at 8 lanes clang's own mapping
+  // is the better path, and log has none.
   ExprP e = call(Intrinsic::Exp, ScalarType::F32, {f32_load("x", row_plus_lane())});
-  EXPECT_NE(refusal(lanes(make_store("y", {row_plus_lane()}, e))).find("call"), std::string::npos);
+  EXPECT_NE(refusal(lanes(make_store("y", {row_plus_lane()}, e), 8)).find("call"), std::string::npos);
+  ExprP lg = call(Intrinsic::Log, ScalarType::F32, {f32_load("x", row_plus_lane())});
+  EXPECT_NE(refusal(lanes(make_store("y", {row_plus_lane()}, lg))).find("call"), std::string::npos);
   StmtP guarded = make_if(binary(BinOp::Lt, idx("l"), index_imm(3)), make_store("y", {row_plus_lane()}, f32_load("x", row_plus_lane())));
   EXPECT_NE(refusal(lanes(guarded)).find("condition differs between lanes"), std::string::npos);
   // Every lane storing to s[i]: a reduction the pragma loop (or rfactor) must handle.
@@ -80,6 +84,21 @@ TEST(SimdLoop, EmittedAsVectorLoadsStoresAndBroadcasts) {
   EXPECT_NE(c.find("(ekb_splat_f32x16(2"), std::string::npos) << c;
   EXPECT_NE(c.find("* ekb_load_f32x16(&x["), std::string::npos) << c;
   EXPECT_NE(c.find("+ ekb_splat_f32x16(z[i])"), std::string::npos) << c;
+  EXPECT_EQ(c.find("for (int64_t l"), std::string::npos) << c;
+}
+
+TEST(SimdLoop, SixteenLaneExpCallsTheVectorMathLibrary) {
+  Func f;
+  f.name = "k";
+  f.buffers = {{"x", ScalarType::F32, {32}, BufferRole::Input}, {"y", ScalarType::F32, {32}, BufferRole::Output}};
+  ExprP value = call(Intrinsic::Exp, ScalarType::F32, {f32_load("x", row_plus_lane())});
+  f.body = make_for("i", index_imm(0), index_imm(2), lanes(make_store("y", {row_plus_lane()}, value)));
+  ASSERT_TRUE(simd_loop(*f.body->body));
+  std::string c = emit_c_source(f);
+  EXPECT_NE(c.find("ekb_exp_f32x16(ekb_load_f32x16(&x["), std::string::npos) << c;
+  // glibc's AVX-512 variant where the target has AVX-512, the scalar expf per lane elsewhere.
+  EXPECT_NE(c.find("#if defined(__AVX512F__)\nekb_f32x16 _ZGVeN16v_expf(ekb_f32x16);"), std::string::npos) << c;
+  EXPECT_NE(c.find("r[i] = expf(x[i]);"), std::string::npos) << c;
   EXPECT_EQ(c.find("for (int64_t l"), std::string::npos) << c;
 }
 
