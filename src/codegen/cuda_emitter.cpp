@@ -23,10 +23,6 @@ std::string CudaEmitter::half_conversion(ScalarType half, bool to_half) const {
   return to_half ? "__float2half_rn" : "__half2float";
 }
 
-std::string CudaEmitter::loop_annotation(const lir::Stmt& loop) const {
-  return loop.for_kind == lir::ForKind::Unrolled ? "#pragma unroll" : "";
-}
-
 std::string CudaEmitter::file_header() const {
   std::string what = f_.source ? f_.source->full_name() : f_.name;
   bool half = std::any_of(f_.buffers.begin(), f_.buffers.end(), [](const lir::Buffer& b) { return lir::is_half(b.type); });

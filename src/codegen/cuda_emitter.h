@@ -32,7 +32,6 @@ class CudaEmitter : public GpuEmitter {
  protected:
   std::string storage_type(ScalarType t) const override;
   std::string half_conversion(ScalarType half, bool to_half) const override;
-  std::string loop_annotation(const lir::Stmt& loop) const override;
   std::string file_header() const override;
   std::string before_entry() const override;
   std::string entry_begin() const override;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "lower/lower_reductions.h"
 #include "lower/mutator.h"
 #include "lower/simplify.h"
 

@@ -31,6 +31,11 @@ class GpuEmitter : public CEmitter {
       : CEmitter(f, std::move(options)), threads_per_block_(threads_per_block) {}
 
  protected:
+  // nvcc, NVRTC, clang (PoCL) and NVIDIA's OpenCL (cl_nv_pragma_unroll) all take it: a register
+  // tile's loops must be unrolled for the tile to stay in registers.
+  std::string loop_annotation(const lir::Stmt& loop) const override {
+    return loop.for_kind == lir::ForKind::Unrolled ? "#pragma unroll" : "";
+  }
   // ---- language hooks
   // A kernel's definition up to its opening "{\n", after a comment saying `what` it runs.
   virtual std::string kernel_head(const std::string& name, const std::string& what) const = 0;

@@ -88,12 +88,6 @@ std::string OpenCLEmitter::allocation(const lir::Stmt& a, const std::string& ind
   }
 }
 
-std::string OpenCLEmitter::loop_annotation(const lir::Stmt& loop) const {
-  // Clang (PoCL) and NVIDIA (cl_nv_pragma_unroll) both take it; without it NVIDIA's compiler left
-  // the register tile's loops rolled, the tile in local memory.
-  return loop.for_kind == lir::ForKind::Unrolled ? "#pragma unroll" : "";
-}
-
 std::string OpenCLEmitter::file_header() const {
   const std::string what = f_.source ? f_.source->full_name() : f_.name;
   const bool bf16 = std::any_of(f_.buffers.begin(), f_.buffers.end(),

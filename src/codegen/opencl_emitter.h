@@ -38,7 +38,6 @@ class OpenCLEmitter : public GpuEmitter {
   std::string storage_type(ScalarType t) const override;
   std::string math_function(lir::Intrinsic f, ScalarType t) const override;
   std::string half_conversion(ScalarType half, bool to_half) const override;
-  std::string loop_annotation(const lir::Stmt& loop) const override;
   std::string allocation(const lir::Stmt& alloc, const std::string& indent) const override;
   std::string int_literal(int64_t v, ScalarType t) const override;
   std::string file_header() const override;

@@ -36,21 +36,6 @@ ExprP conjunction(const std::vector<ExprP>& conds) {
   return c;
 }
 
-ExprP identity(ReduceOp op, ScalarType t) {
-  const double inf = std::numeric_limits<double>::infinity();
-  switch (op) {
-    case ReduceOp::Sum:
-      return ir::is_float(t) ? float_imm(t, 0) : int_imm(t, 0);
-    case ReduceOp::Prod:
-      return ir::is_float(t) ? float_imm(t, 1) : int_imm(t, 1);
-    case ReduceOp::Max:
-      return ir::is_float(t) ? float_imm(t, -inf) : int_imm(t, ir::int_min(t));
-    case ReduceOp::Min:
-      return ir::is_float(t) ? float_imm(t, inf) : int_imm(t, ir::int_max(t));
-    default:
-      throw std::logic_error("identity of argmax/argmin");
-  }
-}
 
 class ReductionLowerer : public Mutator {
  public:
@@ -147,11 +132,11 @@ class ReductionLowerer : public Mutator {
       result = var(at, ScalarType::Index);
     } else {
       std::string acc = f_.fresh_name(std::string(ir::reduce_op_name(r.reduce_op)) + "_acc");
-      step.decls.emplace_back(acc, bt, identity(r.reduce_op, bt));
       BinOp op = r.reduce_op == ReduceOp::Sum    ? BinOp::Add
                  : r.reduce_op == ReduceOp::Prod ? BinOp::Mul
                  : r.reduce_op == ReduceOp::Max  ? BinOp::Max
                                                  : BinOp::Min;
+      step.decls.emplace_back(acc, bt, combine_identity(op, bt));
       update = make_assign(acc, binary(op, var(acc, bt), body));
       result = var(acc, bt);
     }
@@ -168,6 +153,22 @@ class ReductionLowerer : public Mutator {
 };
 
 }  // namespace
+
+ExprP combine_identity(BinOp op, ScalarType t) {
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case BinOp::Add:
+      return ir::is_float(t) ? float_imm(t, 0) : int_imm(t, 0);
+    case BinOp::Mul:
+      return ir::is_float(t) ? float_imm(t, 1) : int_imm(t, 1);
+    case BinOp::Max:
+      return ir::is_float(t) ? float_imm(t, -inf) : int_imm(t, ir::int_min(t));
+    case BinOp::Min:
+      return ir::is_float(t) ? float_imm(t, inf) : int_imm(t, ir::int_max(t));
+    default:
+      throw std::logic_error("combine_identity: not a reduction operator");
+  }
+}
 
 void lower_reductions(Func& f) {
   ReductionLowerer r(f);

@@ -20,4 +20,9 @@ namespace ekb::lir {
 
 void lower_reductions(Func& f);
 
+// The value the combine `op` (Add, Mul, Max, Min) leaves unchanged: 0, 1, -inf / the type's
+// minimum, +inf / its maximum. The accumulators start there, here and in the cooperative
+// reductions over GPU threads (schedule_bind.h).
+ExprP combine_identity(BinOp op, ScalarType t);
+
 }  // namespace ekb::lir

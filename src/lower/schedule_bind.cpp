@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -298,22 +297,6 @@ std::vector<ThreadAccumulator> thread_accumulators(const Stmt& loop) {
                           "' besides updating it: a thread sees only its own part of the reduction there");
   }
   return found;
-}
-
-ExprP combine_identity(BinOp op, ScalarType t) {
-  const double inf = std::numeric_limits<double>::infinity();
-  switch (op) {
-    case BinOp::Add:
-      return ir::is_float(t) ? float_imm(t, 0) : int_imm(t, 0);
-    case BinOp::Mul:
-      return ir::is_float(t) ? float_imm(t, 1) : int_imm(t, 1);
-    case BinOp::Max:
-      return ir::is_float(t) ? float_imm(t, -inf) : int_imm(t, ir::int_min(t));
-    case BinOp::Min:
-      return ir::is_float(t) ? float_imm(t, inf) : int_imm(t, ir::int_max(t));
-    default:
-      throw std::logic_error("combine_identity: not a reduction operator");
-  }
 }
 
 void bind_loop(Func& f, const std::string& stage, const std::string& loop, const std::string& target) {

@@ -65,8 +65,6 @@ struct ThreadAccumulator {
 // The accumulators that the iterations of `loop` update (empty for a loop of independent
 // iterations); ScheduleError when an update is not one a tree over threads can combine.
 std::vector<ThreadAccumulator> thread_accumulators(const Stmt& loop);
-// The value `op` leaves unchanged (0, 1, -inf / the type's minimum, +inf / its maximum).
-ExprP combine_identity(BinOp op, ScalarType t);
 
 // A scheduled stage's launch: blocks and threads per axis (x, y, z), and its shared memory.
 struct KernelGeometry {
