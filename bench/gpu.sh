@@ -19,6 +19,8 @@
 #     `ekb eval --backend B -s native --no-timing` (the default lowering against itself, so every
 #     result is "correct or not" under the full protocol), in parallel shards, then a short table
 #     by domain and the failures. A shard cut short by the time budget reports what it finished.
+#     Then, per scheduled kernel, what nvcc and NVIDIA's OpenCL compiler made of it (PTX
+#     instruction classes, ptxas registers and spills: bench/gpu_device_code.py);
 # Steps 4 and 5 need a quiet GPU for 4 only, so 4 comes first; 5 takes what is left of the budget.
 #
 # Usage: bench/gpu.sh [N|all] [build dir]   (N: that many workloads spread evenly over the suite)
@@ -50,7 +52,8 @@ build="${2:-build-gpu}"
 out="${OUT:-$(mktemp -d)}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export EKB_CACHE_DIR="$work/cache"
+# A cache of its own (compiled programs, references), unless the caller keeps one across calls.
+export EKB_CACHE_DIR="${EKB_CACHE_DIR:-$work/cache}"
 budget="${EKB_GPU_BUDGET_S:-530}"
 t0=$(date +%s)
 seconds_left() { echo $(( budget - ($(date +%s) - t0) )); }
@@ -268,6 +271,11 @@ else
 fi
 cat "$work"/cuda-*.log "$work"/opencl-*.log "$work/vendor.err" > "$out/eval.log" 2>/dev/null
 python3 bench/gpu_table.py "$work" "$out/bench.json"
+if [ "$has_cuda" = 1 ] && [ "$has_opencl" = 1 ] && command -v ptxas > /dev/null; then
+  # Why an OpenCL kernel is slower than its CUDA twin: both compilers' PTX and ptxas's resources.
+  echo "== device code of the scheduled kernels: nvcc's PTX (cuda) against NVIDIA OpenCL's (opencl)"
+  timeout 120 python3 bench/gpu_device_code.py "$ekb" "$EKB_CACHE_DIR" "$arch" examples/schedules-cuda "${sched_ws[@]}"
+fi
 fi
 
 # ---- the whole suite's correctness, in shards (at most 8 result files come back: merged) ----

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 #include <map>
@@ -18,6 +19,7 @@
 #include "eval/evaluator.h"
 #include "eval/solution_set.h"
 #include "runtime/opencl_driver.h"
+#include "runtime/opencl_program.h"
 #include "results/results_json.h"
 #include "suite/selection.h"
 
@@ -29,6 +31,7 @@ struct EvalCommandOptions {
   std::string backend = "cpu";
   std::optional<std::string> platform;  // opencl: a substring of the platform's name
   std::optional<int> device;            // opencl: the device index within that platform
+  std::optional<std::string> build_options;  // opencl: clBuildProgram's options
   std::string solutions;
   suite::Selection selection;
   bool exclude_heldout = false;
@@ -94,8 +97,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   std::vector<suite::WorkloadEntry> selected = o.selection.apply(ctx.suite());
   if (selected.empty()) throw UsageError("the selection matches no workload\n  hint: `ekb list` with the same filters");
 
-  if ((o.platform || o.device) && o.backend != "opencl")
-    throw UsageError("--platform and --device choose an OpenCL device\n  hint: --backend opencl");
+  if ((o.platform || o.device || o.build_options) && o.backend != "opencl")
+    throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");
+  if (o.build_options) ::setenv("EKB_OPENCL_BUILD_OPTIONS", o.build_options->c_str(), 1);  // where make_backend finds them
   if (o.platform || o.device) {
     runtime::opencl::DeviceSelection d = runtime::opencl::DeviceSelection::from_environment();
     if (o.platform) d.platform = *o.platform;
@@ -228,6 +232,9 @@ void add_eval_command(CLI::App& app, Context& ctx) {
                   "opencl: the platform whose name or version contains this (case-insensitive: pocl, nvidia; default: the first "
                   "with a device)");
   cmd->add_option("--device", o->device, "opencl: the device index within the platform (default 0)");
+  cmd->add_option("--build-options", o->build_options,
+                  "opencl: the options of clBuildProgram, instead of the default '" +
+                      runtime::opencl::default_build_options() + "' (they are part of the device's compiler string in the results)");
   cmd->add_option("-s,--solutions", o->solutions,
                   "Solutions directory (docs/SOLUTIONS.md), or 'native' for the default lowering itself")
       ->required();

@@ -414,8 +414,9 @@ void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
     out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
     count += (count.empty() ? "" : " * ") + ext;
   }
-  out_ += pad2 + "for (int64_t " + p + "_flat = " + rank + "; " + p + "_flat < " + count + "; " + p +
-          "_flat += " + std::to_string(g.threads()) + ") {\n";
+  std::optional<int64_t> total = 1;
+  for (const Stmt* l : loops) total = l->extent->kind == ExprKind::IntImm && total ? std::optional(*total * std::max<int64_t>(l->extent->int_value, 0)) : std::nullopt;
+  open_cooperative_turns(p, rank, count, total, pad2);
   out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
   for (size_t i = loops.size(); i-- > 0;) {  // innermost fastest: adjacent threads, adjacent elements
     const std::string ext = p + "_extent" + std::to_string(i);
@@ -461,6 +462,26 @@ std::optional<int64_t> coefficient(const Expr& e, const std::string& var) {
 }
 
 }  // namespace
+
+void GpuEmitter::open_cooperative_turns(const std::string& p, const std::string& rank, const std::string& count,
+                                        std::optional<int64_t> constant_count, const std::string& pad) {
+  const int64_t threads = geometry_->threads();
+  const std::string flat = p + "_flat";
+  if (!constant_count) {
+    out_ += pad + "for (int64_t " + flat + " = " + rank + "; " + flat + " < " + count + "; " + flat +
+            " += " + std::to_string(threads) + ") {\n";
+    return;
+  }
+  // A loop from the rank to the count has a trip count the compiler cannot know (it depends on
+  // the thread), so it stays a loop that waits for each load before the next; a known number of
+  // turns unrolls, and the loads of all turns are in flight at once.
+  const int64_t turns = (*constant_count + threads - 1) / threads;
+  if (turns <= 16) out_ += pad + "#pragma unroll\n";
+  out_ += pad + "for (int64_t " + p + "_turn = 0; " + p + "_turn < " + std::to_string(turns) + "; ++" + p +
+          "_turn) {\n";
+  out_ += pad + "  const int64_t " + flat + " = " + rank + " + " + p + "_turn * " + std::to_string(threads) + ";\n";
+  if (*constant_count % threads != 0) out_ += pad + "  if (" + flat + " >= " + count + ") break;\n";
+}
 
 int64_t GpuEmitter::known_multiple(const Expr& e) const {
   constexpr int64_t kMax = 16;  // float4 needs 4; more is never asked
@@ -521,8 +542,14 @@ bool GpuEmitter::vectorized_copy(const std::vector<const Stmt*>& loops, const St
     out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
     count += (count.empty() ? "" : " * ") + ext;
   }
-  out_ += pad2 + "for (int64_t " + p + "_flat = " + rank + "; " + p + "_flat < " + count + "; " + p +
-          "_flat += " + std::to_string(g.threads()) + ") {\n";
+  std::optional<int64_t> total = 1;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const Expr& e = *loops[i]->extent;
+    total = e.kind == ExprKind::IntImm && total
+                ? std::optional(*total * std::max<int64_t>(i + 1 == loops.size() ? e.int_value / 4 : e.int_value, 0))
+                : std::nullopt;
+  }
+  open_cooperative_turns(p, rank, count, total, pad2);
   out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
   for (size_t i = loops.size(); i-- > 0;) {
     const std::string ext = p + "_extent" + std::to_string(i);

@@ -110,6 +110,11 @@ class GpuEmitter : public CEmitter {
   // they are contiguous). Returns false (printing nothing) otherwise.
   bool vectorized_copy(const std::vector<const lir::Stmt*>& loops, const lir::Stmt& copy, int indent,
                        const std::string& rank, const std::string& prefix);
+  // The loop of a cooperative copy that gives its thread the elements `rank`, rank + threads, ...
+  // of `count` (text) as PREFIX_flat: when the count is a known constant, a fixed number of turns
+  // unrolled, so that each thread issues all its loads before their stores wait for them.
+  void open_cooperative_turns(const std::string& prefix, const std::string& rank, const std::string& count,
+                              std::optional<int64_t> constant_count, const std::string& pad);
   // The largest power of two (up to 16) that `e` is provably a multiple of, through the lets met.
   int64_t known_multiple(const lir::Expr& e) const;
   // A loop bound to threads: its variable the thread's index, guarded where the block is wider;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "runtime/opencl_backend.h"
+#include "runtime/opencl_program.h"
 
 namespace ekb::eval {
 
@@ -67,7 +68,7 @@ class ClSession {
     const size_t length = kSource.size();
     program_ = api_->clCreateProgramWithSource(context_, 1, &text, &length, &err);
     cl::check(err, "clCreateProgramWithSource");
-    if (api_->clBuildProgram(program_, 1, &device_.id, "-cl-std=CL1.2", nullptr, nullptr) != CL_SUCCESS)
+    if (api_->clBuildProgram(program_, 1, &device_.id, cl::default_build_options().c_str(), nullptr, nullptr) != CL_SUCCESS)
       throw std::runtime_error("opencl calibration: the calibration kernels did not build on " + device_.name + ":\n" +
                                cl::build_log(program_, device_.id));
   }

@@ -9,6 +9,7 @@
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_backend.h"
 #include "runtime/opencl_backend.h"
+#include "runtime/opencl_program.h"
 
 namespace ekb::runtime {
 
@@ -58,6 +59,7 @@ std::unique_ptr<Backend> make_backend(std::string_view name) {
   if (name == "opencl") {  // throws when there is no OpenCL platform
     OpenCLBackendOptions options;
     options.device = opencl::DeviceSelection::from_environment();
+    options.build_options = opencl::build_options_from_environment();
     return std::make_unique<OpenCLBackend>(options);
   }
   throw std::runtime_error("backend '" + std::string(name) + "' is not available (known: cpu, cuda, opencl)");

@@ -104,8 +104,16 @@ ProgramArtifact deserialize(const std::vector<uint8_t>& bytes) {
 }
 
 std::string default_build_options() {
-  // The language version of docs/ABI.md; IEEE results (no fast-math options).
-  return "-cl-std=CL1.2";
+  // The language version of docs/ABI.md, and a * b + c contracted into one fused multiply-add, as
+  // nvcc (--fmad=true) and clang (-ffp-contract=on) do by default for the cuda and cpu backends:
+  // without it NVIDIA's OpenCL compiler keeps every multiply and add apart. Otherwise IEEE results
+  // (no fast-math options).
+  return "-cl-std=CL1.2 -cl-mad-enable";
+}
+
+std::string build_options_from_environment() {
+  const char* o = std::getenv("EKB_OPENCL_BUILD_OPTIONS");
+  return o && *o ? o : default_build_options();
 }
 
 int compile_main(const CompileRequest& request) {

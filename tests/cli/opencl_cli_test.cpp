@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "run_ekb.h"
 #include "test_paths.h"
@@ -18,7 +20,54 @@ bool contains(const std::string& s, const std::string& what) { return s.find(wha
 TEST(CliOpenCL, DeviceOptionsAreForOpenCL) {
   Result r = ekb("eval --backend cpu --platform pocl -s native linalg.gemm/small");
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(contains(r.err, "--platform and --device choose an OpenCL device")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--platform, --device and --build-options are the opencl backend's")) << r.err;
+  Result options = ekb("eval --backend cpu --build-options -cl-fast-relaxed-math -s native linalg.gemm/small");
+  EXPECT_EQ(options.code, 2) << options.err;
+}
+
+// --build-options replaces clBuildProgram's options: a kernel that builds only with a macro the
+// options define is correct with them and a compile error without them; and the default options
+// (with -cl-mad-enable) are in the device's compiler string of the results.
+TEST(CliOpenCL, BuildOptionsReachTheCompiler) {
+  if (ekb("eval --backend opencl --platform pocl -s native --no-timing linalg.gemm/mini").code != 0)
+    GTEST_SKIP() << "no PoCL platform here";
+  const std::filesystem::path dir = ekb::testing::private_temp_path("build_options");
+  std::filesystem::create_directories(dir / "linalg.gemm");
+  std::ofstream(dir / "linalg.gemm" / "small.cl") << R"(#ifndef EKB_TEST_SCALE
+#error "the build options did not arrive"
+#endif
+__kernel void gemm(__global const float* C_in, __global const float* A, __global const float* B,
+                   __global float* C, long NI, long NJ, long NK) {
+  long e = get_global_id(0);
+  if (e >= NI * NJ) return;
+  long i = e / NJ, j = e % NJ;
+  float acc = 0.0f;
+  for (long k = 0; k < NK; ++k) acc += EKB_TEST_SCALE * A[i * NK + k] * B[k * NJ + j];
+  C[e] = 1.2f * C_in[e] + acc;
+}
+/* ekb-launch
+kernel gemm global=[(NI * NJ + 63) / 64 * 64] local=[64] args=[C_in, A, B, C, NI, NJ, NK]
+*/
+)";
+  const std::string json = (dir / "results.json").string();
+  const std::string common = "eval --backend opencl --platform pocl --no-timing --db " + (dir / "r.db").string() +
+                             " -s " + dir.string() + " linalg.gemm/small --json " + json;
+  Result with = ekb(common + " --build-options '-cl-std=CL1.2 -DEKB_TEST_SCALE=1.5f'");
+  ASSERT_EQ(with.code, 0) << with.err;
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
+  ASSERT_EQ(doc["results"].size(), 1u);
+  EXPECT_TRUE(doc["results"][0]["correct"].get<bool>()) << doc["results"][0].dump();
+  EXPECT_TRUE(contains(doc["device"]["compiler"].get<std::string>(), "-DEKB_TEST_SCALE=1.5f")) << doc["device"].dump();
+
+  ekb(common);
+  doc = nlohmann::json::parse(std::ifstream(json));
+  ASSERT_EQ(doc["results"].size(), 1u);
+  EXPECT_FALSE(doc["results"][0]["compiled"].get<bool>());
+  EXPECT_TRUE(contains(doc["results"][0].value("message", ""), "the build options did not arrive"))
+      << doc["results"][0].dump();
+  EXPECT_TRUE(contains(doc["device"]["compiler"].get<std::string>(), "-cl-std=CL1.2 -cl-mad-enable"))
+      << doc["device"].dump();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CliOpenCL, AMissingPlatformIsRefusedPlainly) {

@@ -335,5 +335,40 @@ TEST(CooperativeReduction, NotReachedByEveryThreadIsAnError) {
   }
 }
 
+TEST(CooperativeReduction, RowsOnThreadYEachReduceOverThreadX) {
+  // Four rows per block, one per thread.y, each row's sum a reduction over 32 threads along x
+  // placed at its row (compute_at): the row loop starts at a different index in each thread.y but
+  // runs once in every thread, so every thread reaches each combine.
+  const std::string rows =
+      "split(y, i, 4, bi, ti)\n  split(y, j, 32, jo, ji)\n  reorder(y, bi, ti, ji, jo)\n  bind(y, bi, block.x)\n"
+      "  bind(y, ti, thread.y)\n  bind(y, ji, thread.x)\n  compute_at(s, y, ti)\n  split(s, j, 32, jo, ji)\n"
+      "  reorder(s, ji, jo)\n  bind(s, ji, thread.x)";
+  std::string lir = gpu_lir(gpu_text(kRowSum, "M = 8, N = 200", rows));
+  EXPECT_EQ(lir.find("error"), std::string::npos) << lir;
+  EXPECT_EQ(count(lir, "gpu_thread.y"), 1u) << lir;
+  EXPECT_EQ(count(lir, "gpu_thread.x"), 2u) << lir;
+  auto l = ir::testing::load(gpu_text(kRowSum, "M = 8, N = 200", rows));
+  ASSERT_TRUE(l.inst) << l.diags;
+  Func f = lower(*l.inst, gpu_options());
+  KernelGeometry g = gpu_kernel_geometry(f, *top_level(f).stmts.at(0));
+  EXPECT_EQ(g.grid, (std::array<int64_t, 3>{2, 1, 1}));
+  EXPECT_EQ(g.block, (std::array<int64_t, 3>{32, 4, 1}));
+
+  // A loop whose trip count differs between threads does diverge: a barrier in it is refused.
+  StmtP uneven = make_for("r", index_imm(0), var("t", ScalarType::Index), make_barrier());
+  Func h = kernel_of(thread_loop("t", 32, make_block({store_at("t"), uneven})));
+  try {
+    gpu_kernel_geometry(h, *h.body);
+    FAIL() << "a barrier in a loop of per-thread trip count was accepted";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("the trip count of loop 'r' differs between threads"), std::string::npos)
+        << e.what();
+  }
+  // One that only starts elsewhere in each thread does not.
+  StmtP shifted = make_for("r", var("t", ScalarType::Index), index_imm(3), make_barrier());
+  Func k = kernel_of(thread_loop("t", 32, make_block({store_at("t"), shifted})));
+  EXPECT_NO_THROW(gpu_kernel_geometry(k, *k.body));
+}
+
 }  // namespace
 }  // namespace ekb::lir
