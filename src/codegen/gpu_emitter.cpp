@@ -318,83 +318,110 @@ std::string GpuEmitter::combine_statement(const lir::ThreadAccumulator& a, const
 void GpuEmitter::combine_over_threads(const std::vector<lir::ThreadAccumulator>& accumulators, int axis,
                                       const std::string& id, int indent) {
   const lir::KernelGeometry& g = *geometry_;
-  const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ";
+  const std::string pad(static_cast<size_t>(indent), ' ');
   const int64_t width = g.block[axis];  // threads taking part along the axis (those past the loop hold the identity)
-  int64_t stride = 1;                   // between neighbours along the axis, in ranks
-  for (int d = 0; d < axis; ++d) stride *= g.block[d];
-  const std::string barrier = pad2 + barrier_statement() + "\n";
-  auto slots = [&](const lir::ThreadAccumulator& a) { return "ekb_red" + id + "_" + a.var; };
-  auto declare_slots = [&](const lir::ThreadAccumulator& a, int64_t count) {
-    auto alloc = lir::make_allocate(slots(a), a.type == ScalarType::Index ? ScalarType::I64 : a.type, count,
-                                    lir::MemoryScope::Shared, lir::make_block({}));
-    reduction_shared_ += shared_declaration(*alloc);
-  };
-  if (width <= 1) return;  // one thread along the axis: its part is the whole
+  if (width <= 1) return;               // one thread along the axis: its part is the whole
   out_ += pad + "{ /* cooperative reduction over " + std::string(1, "xyz"[axis]) + ": " + std::to_string(width) +
           " threads */\n";
   const bool shuffles = axis == 0 && width % 32 == 0 &&
                         std::all_of(accumulators.begin(), accumulators.end(), [&](const lir::ThreadAccumulator& a) {
                           return !warp_exchange(a.var, a.type, 1).empty();
                         });
-  if (shuffles) {
-    // Butterfly within each warp (every lane ends with the warp's total), one slot per warp, then
-    // every warp combines its row's warp totals the same way over all 32 lanes (lanes past the
-    // warp count hold the identity): all threads hold the row's total. A butterfly over only the
-    // first `warps` lanes would leave the total in those lanes and the identity in the others.
-    auto butterfly = [&](int64_t lanes) {
-      for (int64_t m = lanes / 2; m >= 1; m /= 2)
-        for (const lir::ThreadAccumulator& a : accumulators) {
-          const std::string other = "ekb_lane_" + a.var;
-          out_ += pad2 + "{ const " + value_type(a.type) + " " + other + " = " +
-                  warp_exchange(a.var, a.type, static_cast<int>(m)) + "; " + combine_statement(a, other) + " }\n";
-        }
-    };
-    butterfly(32);
-    const int64_t warps = width / 32;
-    if (warps > 1) {
-      const std::string rank = "(" + thread_rank() + ")";
-      const std::string lane = "((int64_t)" + thread_index(0) + " % 32)";
-      const std::string row_first = "(" + rank + " / " + std::to_string(width) + " * " + std::to_string(warps) + ")";
-      for (const lir::ThreadAccumulator& a : accumulators) {
-        declare_slots(a, g.threads() / 32);
-        out_ += pad2 + "if (" + lane + " == 0) " + slots(a) + "[" + rank + " / 32] = " + a.var + ";\n";
-      }
-      out_ += barrier;
-      for (const lir::ThreadAccumulator& a : accumulators)
-        out_ += pad2 + a.var + " = " + lane + " < " + std::to_string(warps) + " ? " + slots(a) + "[" + row_first +
-                " + " + lane + "] : " + expr(*lir::combine_identity(a.op, a.type)) + ";\n";
-      butterfly(32);
-      out_ += barrier;  // the slots are free again (a reduction in a later iteration reuses them)
+  const std::string guard = warp_exchange_condition();
+  // One set of shared slots serves whichever path the compiler keeps: a slot per thread for the
+  // tree, one per warp for the shuffles.
+  const int64_t slots = !shuffles || !guard.empty() ? g.threads() : width / 32 > 1 ? g.threads() / 32 : 0;
+  for (const lir::ThreadAccumulator& a : accumulators)
+    if (slots > 0) {
+      auto alloc = lir::make_allocate(reduction_slots(a, id), a.type == ScalarType::Index ? ScalarType::I64 : a.type,
+                                      slots, lir::MemoryScope::Shared, lir::make_block({}));
+      reduction_shared_ += shared_declaration(*alloc);
     }
+  if (shuffles && guard.empty()) {
+    combine_by_shuffles(accumulators, id, indent);
+  } else if (shuffles) {
+    out_ += "#if " + guard + "\n";
+    combine_by_shuffles(accumulators, id, indent);
+    out_ += "#else\n";
+    combine_by_tree(accumulators, axis, id, indent);
+    out_ += "#endif\n";
   } else {
-    // A tree in shared memory: at each step the lower half of the threads still taking part adds
-    // the upper half's values, then all read the total from the first thread along the axis.
-    const std::string rank = "(" + thread_rank() + ")";
-    const std::string t = "(int64_t)" + thread_index(axis);
-    for (const lir::ThreadAccumulator& a : accumulators) {
-      declare_slots(a, g.threads());
-      out_ += pad2 + slots(a) + "[" + rank + "] = " + a.var + ";\n";
-    }
-    out_ += barrier;
-    int64_t half = 1;
-    while (half * 2 < width) half *= 2;
-    for (int64_t h = half; h >= 1; h /= 2) {
-      const int64_t active = std::min(h, width - h);  // threads t < active combine with t + h
-      out_ += pad2 + "if (" + t + " < " + std::to_string(active) + ") {\n";
-      for (const lir::ThreadAccumulator& a : accumulators) {
-        const std::string mine = slots(a) + "[" + rank + "]";
-        const std::string theirs = slots(a) + "[" + rank + " + " + std::to_string(h * stride) + "]";
-        lir::ExprP combined = lir::binary(a.op, lir::var("ekb_mine", a.type), lir::var("ekb_theirs", a.type));
-        out_ += pad2 + "  { const " + value_type(a.type) + " ekb_mine = " + mine + ", ekb_theirs = " + theirs + "; " +
-                mine + " = " + expr(*combined) + "; }\n";
-      }
-      out_ += pad2 + "}\n" + barrier;
-    }
-    for (const lir::ThreadAccumulator& a : accumulators)
-      out_ += pad2 + a.var + " = " + slots(a) + "[" + rank + " - " + t + " * " + std::to_string(stride) + "];\n";
-    out_ += barrier;  // every thread has read its total before the slots are reused
+    combine_by_tree(accumulators, axis, id, indent);
   }
   out_ += pad + "}\n";
+}
+
+std::string GpuEmitter::reduction_slots(const lir::ThreadAccumulator& a, const std::string& id) const {
+  return "ekb_red" + id + "_" + a.var;
+}
+
+void GpuEmitter::combine_by_shuffles(const std::vector<lir::ThreadAccumulator>& accumulators, const std::string& id,
+                                     int indent) {
+  // Butterfly within each warp (every lane ends with the warp's total), one slot per warp, then
+  // every warp combines its row's warp totals the same way over all 32 lanes (lanes past the
+  // warp count hold the identity): all threads hold the row's total. A butterfly over only the
+  // first `warps` lanes would leave the total in those lanes and the identity in the others.
+  const lir::KernelGeometry& g = *geometry_;
+  const std::string pad2(static_cast<size_t>(indent) + 2, ' ');
+  const int64_t width = g.block[0];
+  auto butterfly = [&](int64_t lanes) {
+    for (int64_t m = lanes / 2; m >= 1; m /= 2)
+      for (const lir::ThreadAccumulator& a : accumulators) {
+        const std::string other = "ekb_lane_" + a.var;
+        out_ += pad2 + "{ const " + value_type(a.type) + " " + other + " = " +
+                warp_exchange(a.var, a.type, static_cast<int>(m)) + "; " + combine_statement(a, other) + " }\n";
+      }
+  };
+  butterfly(32);
+  const int64_t warps = width / 32;
+  if (warps <= 1) return;
+  const std::string barrier = pad2 + barrier_statement() + "\n";
+  const std::string rank = "(" + thread_rank() + ")";
+  const std::string lane = "((int64_t)" + thread_index(0) + " % 32)";
+  const std::string row_first = "(" + rank + " / " + std::to_string(width) + " * " + std::to_string(warps) + ")";
+  for (const lir::ThreadAccumulator& a : accumulators)
+    out_ += pad2 + "if (" + lane + " == 0) " + reduction_slots(a, id) + "[" + rank + " / 32] = " + a.var + ";\n";
+  out_ += barrier;
+  for (const lir::ThreadAccumulator& a : accumulators)
+    out_ += pad2 + a.var + " = " + lane + " < " + std::to_string(warps) + " ? " + reduction_slots(a, id) + "[" +
+            row_first + " + " + lane + "] : " + expr(*lir::combine_identity(a.op, a.type)) + ";\n";
+  butterfly(32);
+  out_ += barrier;  // the slots are free again (a reduction in a later iteration reuses them)
+}
+
+void GpuEmitter::combine_by_tree(const std::vector<lir::ThreadAccumulator>& accumulators, int axis,
+                                 const std::string& id, int indent) {
+  // A tree in shared memory: at each step the lower half of the threads still taking part adds
+  // the upper half's values, then all read the total from the first thread along the axis.
+  const lir::KernelGeometry& g = *geometry_;
+  const std::string pad2(static_cast<size_t>(indent) + 2, ' ');
+  const std::string barrier = pad2 + barrier_statement() + "\n";
+  const int64_t width = g.block[axis];
+  int64_t stride = 1;  // between neighbours along the axis, in ranks
+  for (int d = 0; d < axis; ++d) stride *= g.block[d];
+  const std::string rank = "(" + thread_rank() + ")";
+  const std::string t = "(int64_t)" + thread_index(axis);
+  for (const lir::ThreadAccumulator& a : accumulators)
+    out_ += pad2 + reduction_slots(a, id) + "[" + rank + "] = " + a.var + ";\n";
+  out_ += barrier;
+  int64_t half = 1;
+  while (half * 2 < width) half *= 2;
+  for (int64_t h = half; h >= 1; h /= 2) {
+    const int64_t active = std::min(h, width - h);  // threads t < active combine with t + h
+    out_ += pad2 + "if (" + t + " < " + std::to_string(active) + ") {\n";
+    for (const lir::ThreadAccumulator& a : accumulators) {
+      const std::string mine = reduction_slots(a, id) + "[" + rank + "]";
+      const std::string theirs = reduction_slots(a, id) + "[" + rank + " + " + std::to_string(h * stride) + "]";
+      lir::ExprP combined = lir::binary(a.op, lir::var("ekb_mine", a.type), lir::var("ekb_theirs", a.type));
+      out_ += pad2 + "  { const " + value_type(a.type) + " ekb_mine = " + mine + ", ekb_theirs = " + theirs + "; " +
+              mine + " = " + expr(*combined) + "; }\n";
+    }
+    out_ += pad2 + "}\n" + barrier;
+  }
+  for (const lir::ThreadAccumulator& a : accumulators)
+    out_ += pad2 + a.var + " = " + reduction_slots(a, id) + "[" + rank + " - " + t + " * " + std::to_string(stride) +
+            "];\n";
+  out_ += barrier;  // every thread has read its total before the slots are reused
 }
 
 void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {

@@ -71,6 +71,9 @@ class GpuEmitter : public CEmitter {
   // `lane_mask`, every lane of the warp taking part; "" where the language has no such exchange
   // (OpenCL C 1.2) or not for type t: cooperative reductions then combine through shared memory.
   virtual std::string warp_exchange(const std::string& value, ScalarType t, int lane_mask) const { return ""; }
+  // The preprocessor condition under which warp_exchange is available ("" where it always is): the
+  // reduction is then emitted both ways, shuffles under the condition and the tree otherwise.
+  virtual std::string warp_exchange_condition() const { return ""; }
 
   // Prints loops bound to blocks and threads, cooperative copies, barriers and shared allocations
   // (only inside a bound kernel); the rest as the C emitter does.
@@ -124,6 +127,12 @@ class GpuEmitter : public CEmitter {
   // ends with the total (lower/schedule_bind.h, "A cooperative reduction").
   void combine_over_threads(const std::vector<lir::ThreadAccumulator>& accumulators, int axis, const std::string& id,
                             int indent);
+  // Its two forms: warp shuffles (axis x, a multiple of 32 threads), a tree in shared memory.
+  void combine_by_shuffles(const std::vector<lir::ThreadAccumulator>& accumulators, const std::string& id, int indent);
+  void combine_by_tree(const std::vector<lir::ThreadAccumulator>& accumulators, int axis, const std::string& id,
+                       int indent);
+  // The shared slots of reduction `id`'s accumulator a.
+  std::string reduction_slots(const lir::ThreadAccumulator& a, const std::string& id) const;
   // The thread's rank in its block, x fastest.
   std::string thread_rank() const;
   // `a = a OP b` for an accumulator, in the emitter's exact semantics (wrapping, NaN-propagating).

@@ -101,6 +101,17 @@ std::string OpenCLEmitter::file_header() const {
   if (kernels().find("double") != std::string::npos) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   if (kernels().find("#pragma unroll") != std::string::npos)
     s += "#ifdef cl_nv_pragma_unroll\n#pragma OPENCL EXTENSION cl_nv_pragma_unroll : enable\n#endif\n";
+  if (kernels().find("ekb_shfl_xor") != std::string::npos)
+    // NVIDIA's compiler (it alone has the cl_nv extensions): work-items in warps of 32 along x,
+    // and inline PTX. Elsewhere the reductions take their shared-memory form.
+    s += "#if defined(cl_nv_pragma_unroll) || defined(cl_nv_compiler_options)\n"
+         "#define EKB_NV_WARP_SHUFFLE 1\n"
+         "static inline uint ekb_shfl_xor(uint v, uint lane_mask) {\n"
+         "  uint r;\n"
+         "  __asm__ __volatile__(\"shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\" : \"=r\"(r) : \"r\"(v), \"r\"(lane_mask));\n"
+         "  return r;\n"
+         "}\n"
+         "#endif\n";
   // The C spellings the shared helpers and casts use.
   s += "typedef char int8_t;\ntypedef uchar uint8_t;\ntypedef short int16_t;\ntypedef ushort uint16_t;\n"
        "typedef int int32_t;\ntypedef uint uint32_t;\ntypedef long int64_t;\ntypedef ulong uint64_t;\n";
@@ -111,6 +122,18 @@ std::string OpenCLEmitter::file_header() const {
          "  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);\n"
          "  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n";
   return s + "\n";
+}
+
+std::string OpenCLEmitter::warp_exchange(const std::string& value, ScalarType t, int lane_mask) const {
+  const std::string m = std::to_string(lane_mask) + "u";
+  switch (t) {
+    case ScalarType::F32:
+      return "as_float(ekb_shfl_xor(as_uint(" + value + "), " + m + "))";
+    case ScalarType::I32:
+      return "(int)ekb_shfl_xor((uint)" + value + ", " + m + ")";
+    default:
+      return "";  // 64-bit values would take two exchanges: the tree instead
+  }
 }
 
 std::string OpenCLEmitter::kernel_head(const std::string& name, const std::string& what) const {

@@ -61,6 +61,10 @@ class OpenCLEmitter : public GpuEmitter {
   std::string block_index(int axis) const override { return "(uint)get_group_id(" + std::to_string(axis) + ")"; }
   std::string thread_index(int axis) const override { return "(uint)get_local_id(" + std::to_string(axis) + ")"; }
   std::string barrier_statement() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
+  // OpenCL C 1.2 has no shuffles; NVIDIA's compiler takes inline PTX (file_header defines the
+  // helper where it is that compiler), so 32-bit values are exchanged with shfl.sync there.
+  std::string warp_exchange(const std::string& value, ScalarType t, int lane_mask) const override;
+  std::string warp_exchange_condition() const override { return "defined(EKB_NV_WARP_SHUFFLE)"; }
   std::string shared_declaration(const lir::Stmt& alloc) const override;
   std::string launch_geometry(const std::string& name, const lir::KernelGeometry& g) override;
   std::string float4_at(const std::string& buffer, const std::string& index, bool shared,

@@ -44,4 +44,23 @@ inline std::string compile_cubin(const std::string& source, const std::string& n
   return r.ok() ? "" : r.output;
 }
 
+// Compiles OpenCL C as NVIDIA's compiler would see it (cl_nv_pragma_unroll defined, so its inline
+// PTX is in) to PTX with clang's nvptx target, which checks the syntax and the inline assembly but
+// has no OpenCL builtins to link. Returns the PTX, or "error: LOG", or "skip: " without clang.
+inline std::string opencl_nvidia_ptx(const std::string& source) {
+  auto dir = std::filesystem::temp_directory_path() / ("ekb-clptx-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string cl = (dir / "k.cl").string(), out = (dir / "k.ptx").string();
+  std::ofstream(cl) << source;
+  runtime::CommandResult r = runtime::run_command(
+      {"clang", "-x", "cl", "-cl-std=CL1.2", "-target", "nvptx64-nvidia-nvcl", "-Xclang", "-target-cpu", "-Xclang",
+       "sm_80", "-Xclang", "-target-feature", "-Xclang", "+ptx70", "-Xclang", "-finclude-default-header",
+       "-Dcl_nv_pragma_unroll", "-Wno-ignored-pragmas", "-O2", "-S", "-o", out, cl});
+  std::ifstream in(out);
+  std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+  if (!r.ok() && r.output.find("No such file") != std::string::npos) return "skip: clang is not installed";
+  return r.ok() ? ptx : "error: " + r.output;
+}
+
 }  // namespace ekb::codegen::testing

@@ -129,12 +129,19 @@ TEST(GpuEmitterScheduled, SoftmaxIsOneKernelWithCooperativeReductions) {
   EXPECT_EQ(occurrences(cuda, "__shfl_xor_sync(0xffffffffu, "), 2u * (5 + 5)) << cuda;  // 32 lanes, twice
   EXPECT_NE(cuda.find("const float4 ekb_coop0_v"), std::string::npos) << cuda;
 
+  // OpenCL: the same shuffles through inline PTX where NVIDIA's compiler builds it, else a tree
+  // over 128 slots per reduction (7 halving steps, each followed by a barrier).
   std::string cl = eval::candidate_source(candidate(workload), inst, "opencl").text;
   EXPECT_EQ(occurrences(cl, "__kernel"), 1u) << cl;
-  EXPECT_EQ(cl.find("shfl"), std::string::npos) << cl;
-  // A tree over 128 slots per reduction: 7 halving steps, each followed by a barrier.
+  EXPECT_EQ(occurrences(cl, "as_float(ekb_shfl_xor(as_uint("), 2u * (5 + 5)) << cl;
+  EXPECT_EQ(occurrences(cl, "#if defined(EKB_NV_WARP_SHUFFLE)"), 2u) << cl;
   EXPECT_NE(cl.find("__local float ekb_red"), std::string::npos) << cl;
   EXPECT_GE(occurrences(cl, "barrier(CLK_LOCAL_MEM_FENCE);"), 2u * 9) << cl;
+  const std::string ptx = testing::opencl_nvidia_ptx(cl);
+  if (ptx.rfind("skip: ", 0) != 0) {
+    ASSERT_EQ(ptx.rfind("error: ", 0), std::string::npos) << ptx << "\n" << cl;
+    EXPECT_EQ(occurrences(ptx, "shfl.sync.bfly.b32"), 2u * (5 + 5)) << ptx;
+  }
 
   std::string tool;
   std::string log = testing::compile_cubin(cuda, "softmax.cu", &tool);
