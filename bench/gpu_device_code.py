@@ -57,7 +57,7 @@ def cbor_decode(data, pos=0):
 
 
 def opencl_programs(cache_dir):
-    """workload name -> [(build options, PTX text)] for every cached NVIDIA OpenCL program (a cache
+    """workload name -> [(form and build options, PTX text)] for every cached NVIDIA OpenCL program (a cache
     kept between runs may hold several: other options, other schedules)."""
     found = collections.defaultdict(list)
     for path in glob.glob(os.path.join(cache_dir, "opencl", "*.clprog")):
@@ -70,7 +70,9 @@ def opencl_programs(cache_dir):
             continue
         m = re.match(r"/\*\s*(\S+/\S+?):", art.get("source", ""))
         if m:
-            found[m.group(1)].append((art.get("build_options", ""), binary.rstrip(b"\0").decode("utf-8", "replace")))
+            form = "sched" if "the schedule's kernel" in art["source"] else "default"
+            found[m.group(1)].append((f"{form} {art.get('build_options', '')}",
+                                      binary.rstrip(b"\0").decode("utf-8", "replace")))
     return found
 
 
@@ -176,16 +178,16 @@ def main():
         sides = {}
         path, why = cuda_ptx(ekb, w, sched, arch, tmp)
         if path:
-            sides["cuda"] = (path, open(path).read())
+            sides["cuda sched"] = (path, open(path).read())
         else:
             print(f"    cuda: {why}")
         for k, (options, text) in enumerate(programs.get(w, [])):
             path = os.path.join(tmp, w.replace("/", "__") + f".opencl{k}.ptx")
             open(path, "w").write(text)
-            sides[f"opencl{k if len(programs[w]) > 1 else ''} ({options})"] = (path, text)
+            sides[f"ocl {options}"[:33] + (f" #{k}" if len(programs[w]) > 1 else "")] = (path, text)
         if w not in programs:
             print("    opencl: no NVIDIA program for it in the compile cache (the opencl table run did not reach it)")
-        print("    " + f"{'kernel':<14}{'side':<34}{'regs':>5}{'spill B':>8}{'smem B':>7}" +
+        print("    " + f"{'kernel':<14}{'side':<38}{'regs':>5}{'spill B':>8}{'smem B':>7}" +
               "".join(f"{c:>{max(len(c), 5) + 1}}" for c in cols))
         rows = collections.defaultdict(list)
         for side, (path, text) in sides.items():
@@ -196,7 +198,7 @@ def main():
                 rows[plain_name(kernel)].append((side, usage.get(kernel, {}), count_classes(body)))
         for kernel in sorted(rows):
             for side, u, counts in rows[kernel]:
-                print("    " + f"{kernel[:13]:<14}{side[:33]:<34}{u.get('regs', '?'):>5}{u.get('spill', '?'):>8}"
+                print("    " + f"{kernel[:13]:<14}{side[:37]:<38}{u.get('regs', '?'):>5}{u.get('spill', '?'):>8}"
                       f"{u.get('smem', '?'):>7}" + "".join(f"{counts[c]:>{max(len(c), 5) + 1}}" for c in cols))
     return 0
 

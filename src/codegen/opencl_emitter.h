@@ -49,8 +49,10 @@ class OpenCLEmitter : public GpuEmitter {
   std::string store_text(const lir::Stmt& store, const std::string& index, const std::string& value) override;
 
   std::string kernel_head(const std::string& name, const std::string& what) const override;
-  std::string global_thread_index() const override { return "(int64_t)get_global_id(0)"; }
-  std::string global_thread_count() const override { return "(int64_t)get_global_size(0)"; }
+  // 32-bit like CUDA's indices (the launch's global size stays below 2^32: at most max_groups
+  // work-groups): a size_t index keeps all the index arithmetic in 64 bits on NVIDIA's compiler.
+  std::string global_thread_index() const override { return "(int64_t)(uint)get_global_id(0)"; }
+  std::string global_thread_count() const override { return "(int64_t)(uint)get_global_size(0)"; }
   std::string thread_space_name() const override { return "work-groups and work-items"; }
   std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
   std::string launch_single_thread(const std::string& name) override;

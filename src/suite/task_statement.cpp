@@ -80,7 +80,7 @@ std::string backend_rules(const ir::Instance& inst, Target target) {
       std::string first_param = inst.pattern().params.empty() ? "" : inst.pattern().params.front().name;
       for (const auto& prm : inst.pattern().params) args += ", " + prm.name;
       const std::string size = first_param.empty() ? "256" : "(" + first_param + " + 255) / 256 * 256";
-      return "- One `.cl` file: OpenCL C 1.2 kernels (built with `-cl-std=CL1.2 -cl-mad-enable`), followed by a launch\n"
+      return "- One `.cl` file: OpenCL C 1.2 kernels (built with `-cl-std=CL1.2`), followed by a launch\n"
              "  description in a comment, one line per kernel launch, run in order on one in-order queue:\n"
              "      /* ekb-launch\n"
              "      kernel NAME global=[" + size + "] local=[256] args=[" + args + "]\n"

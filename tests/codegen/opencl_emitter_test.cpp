@@ -48,7 +48,7 @@ size_t count(const std::string& text, const std::string& what) {
 TEST(OpenCLEmitter, ElementwiseStageIsOneGridStrideKernel) {
   Emitted e = emitted("nn.relu6/mbv2_035_96_48x48x48");
   EXPECT_EQ(count(e.source, "__kernel void"), 1u) << e.source;
-  EXPECT_NE(e.source.find("ekb_flat += (int64_t)get_global_size(0)"), std::string::npos) << e.source;
+  EXPECT_NE(e.source.find("ekb_flat += (int64_t)(uint)get_global_size(0)"), std::string::npos) << e.source;
   EXPECT_NE(e.source.find("__global const float* restrict x"), std::string::npos) << e.source;
   EXPECT_EQ(e.source.find("LL"), std::string::npos) << "long long is reserved in OpenCL C\n" << e.source;
   // The description parses with the backend's parser and launches the one kernel over the elements.
