@@ -155,6 +155,13 @@ std::string CEmitter::entry_begin() const {
   return s;
 }
 
+std::string CEmitter::entry_end() const {
+  // Streaming stores are weakly ordered: the fence makes them visible before the kernel returns
+  // (those of the other threads of a parallel loop are ordered by the locked operations of its join).
+  if (streams_) return "#if defined(__SSE__)\n  __builtin_ia32_sfence();\n#endif\n}\n";
+  return "}\n";
+}
+
 // ------------------------------------------------------------------------------- explicit SIMD
 namespace {
 
@@ -203,10 +210,14 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
         out_ += pad + "const " + value_type(s.type) + " " + s.name + " = " + expr(*s.value) + ";\n";
       simd_stmt(*s.body, lanes, indent);
       return;
-    case lir::StmtKind::Store:
-      out_ += pad + simd_helper("store", lanes) + "(" + first_lane_address(s.name, s.indices[0]) + ", " +
-              simd_value(*s.value, lanes) + ");\n";
+    case lir::StmtKind::Store: {
+      const lir::Buffer* b = f_.buffer(s.name);
+      const bool stream = b && b->nontemporal;
+      streams_ |= stream;
+      out_ += pad + simd_helper(stream ? "stream" : "store", lanes) + "(" + first_lane_address(s.name, s.indices[0]) +
+              ", " + simd_value(*s.value, lanes) + ");\n";
       return;
+    }
     default:
       throw std::logic_error("C emitter: statement not allowed in a SIMD loop (simd_loop accepted it)");
   }
@@ -257,6 +268,12 @@ std::string CEmitter::helper_definition(const std::string& name) const {
     return "static inline " + v + " " + name + "(const " + t + "* p) { " + v + " v; __builtin_memcpy(&v, p, sizeof v); return v; }\n";
   if (name.rfind("ekb_store_", 0) == 0)
     return "static inline void " + name + "(" + t + "* p, " + v + " v) { __builtin_memcpy(p, &v, sizeof v); }\n";
+  if (name.rfind("ekb_stream_", 0) == 0)
+    // A streaming store needs a whole aligned vector (clang emits vmovntps, which faults on an
+    // unaligned address, whatever alignment the pointer type claims): elsewhere a plain store.
+    return "static inline void " + name + "(" + t + "* p, " + v + " v) {\n#if defined(__clang__)\n" +
+           "  if (((uintptr_t)p & (sizeof v - 1)) == 0) { __builtin_nontemporal_store(v, (" + v + "*)p); return; }\n" +
+           "#endif\n  __builtin_memcpy(p, &v, sizeof v);\n}\n";
   if (name.rfind("ekb_exp_", 0) == 0) {
     // glibc's AVX-512 expf (libmvec, linked with -lmvec); the scalar expf elsewhere. Both sides of
     // the call pass 64-byte vectors in zmm registers only with min_vector_width(512).

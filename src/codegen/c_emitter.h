@@ -38,6 +38,7 @@ class CEmitter : public CLikeEmitter {
   std::string file_header() const override;
   std::string before_entry() const override;
   std::string entry_begin() const override;
+  std::string entry_end() const override;
   std::string helper_qualifier() const override { return "static inline"; }
   std::string helper_definition(const std::string& name) const override;
   // Vectorized loops that qualify (codegen/simd_loop.h) as explicit SIMD code, others as loops.
@@ -50,7 +51,7 @@ class CEmitter : public CLikeEmitter {
   void simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent);
   // A lane-dependent value as a vector; a uniform one broadcast.
   std::string simd_value(const lir::Expr& e, const SimdLoop& lanes);
-  // The helper `op` ("load", "store", "splat") for the loop's vector type, declared with it.
+  // The helper `op` ("load", "store", "stream", "splat") for the loop's vector type, declared with it.
   std::string simd_helper(const std::string& op, const SimdLoop& lanes);
   // The address of the first lane's element of a consecutive access (the lane variable is
   // declared at its first value around the SIMD code).
@@ -59,6 +60,8 @@ class CEmitter : public CLikeEmitter {
   CEmitOptions options_;
   // Set while the body is emitted (before entry_begin): the kernel has a vectorized loop.
   mutable bool uses_simd_loops_ = false;
+  // ... and streaming stores (nontemporal), which need a fence before the kernel returns.
+  bool streams_ = false;
 };
 
 // Lowers `inst` with the default lowering and prints it as C.

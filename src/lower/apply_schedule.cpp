@@ -145,6 +145,13 @@ void apply_memory_directive(Func& f, const ir::Directive& d, bool gpu) {
     a.need(2, d);
     return align(f, a.text[0], a.ints[1]);
   }
+  if (v == "nontemporal" && !gpu) {
+    a.need(1, d);
+    return nontemporal(f, a.text[0]);
+  }
+  if (v == "nontemporal")
+    throw ScheduleError("nontemporal applies to cpu stores (streaming stores past the caches)",
+                        "on gpu, remove it: stores are written back from L2 without being read first");
   if (v == "double_buffer" && gpu) {
     a.need(1, d);
     return double_buffer(f, a.text[0]);

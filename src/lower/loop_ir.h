@@ -209,6 +209,7 @@ struct Buffer {
   std::vector<int64_t> shape;         // row-major, concrete
   BufferRole role = BufferRole::Input;
   int64_t alignment = 0;  // inputs/outputs: alignment the kernel may assume (align directive)
+  bool nontemporal = false;  // outputs: vector stores bypass the caches (nontemporal directive)
   int64_t num_elements() const;
 };
 

@@ -140,4 +140,13 @@ void align(Func& f, const std::string& tensor, int64_t bytes) {
     throw ScheduleError("'" + tensor + "' is not stored any more (inlined)");
 }
 
+void nontemporal(Func& f, const std::string& tensor) {
+  Buffer& b = buffer_named(f, tensor);
+  if (b.role != BufferRole::Output)
+    throw ScheduleError("nontemporal applies to outputs, and '" + tensor + "' is " +
+                            (b.role == BufferRole::Input ? "an input" : "a temp, which the kernel reads back"),
+                        "name an output written once (streaming stores bypass the caches)");
+  b.nontemporal = true;
+}
+
 }  // namespace ekb::lir

@@ -24,4 +24,9 @@ struct LayoutSpec {
 void layout(Func& f, const std::string& tensor, const LayoutSpec& spec);
 void align(Func& f, const std::string& tensor, int64_t bytes);
 
+// nontemporal(y): the vectorized stores of output y stream past the caches (cpu): an output
+// written once and read only after the kernel then costs no read for ownership of its lines and
+// evicts nothing the kernel still reads. Only outputs (a temp is read back by the kernel itself).
+void nontemporal(Func& f, const std::string& tensor);
+
 }  // namespace ekb::lir

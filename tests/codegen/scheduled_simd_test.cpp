@@ -79,5 +79,14 @@ TEST(ScheduledSimd, GemmLocalTileLivesInVectorRegisters) {
       << "the tile is in memory: " << m.str() << "\n" << a;
 }
 
+// nontemporal(C): the tile's stores to C are streaming stores (vmovntps) in the assembly.
+TEST(ScheduledSimd, NontemporalOutputStoresAreStreamingStores) {
+  std::string source = scheduled_gemm_source("memory cpu {\n  nontemporal(C)\n}\n");
+  ASSERT_NE(source.find("ekb_stream_f32x16"), std::string::npos) << source;
+  std::string a = assembly_of(source);
+  EXPECT_TRUE(std::regex_search(a, std::regex("vmovntps"))) << a;
+  EXPECT_TRUE(std::regex_search(a, std::regex("sfence"))) << a;
+}
+
 }  // namespace
 }  // namespace ekb::codegen
