@@ -20,7 +20,7 @@
 #
 # Usage: bench/cpu_schedules.sh [build dir] [workload ...]   (default: build, the table's workloads)
 #        EKB_RECALIBRATE=1 re-measures the roofline first (otherwise the stored calibration is used,
-#        and measured only when there is none).
+#        and measured only when there is none by the current method: `ekb calibrate --if-missing`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -44,8 +44,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "== load before: $(uptime)"
-if [[ -n "${EKB_RECALIBRATE:-}" ]] || ! ls "${EKB_CACHE_DIR:-$HOME/.cache/ekb}"/calibration/cpu-*.json > /dev/null 2>&1; then
-  "$ekb" calibrate --no-db | grep -E "bandwidth|peak"
+if [[ -n "${EKB_RECALIBRATE:-}" ]]; then
+  "$ekb" calibrate --no-db | grep -E "bandwidth|streaming|peak"
+else
+  "$ekb" calibrate --no-db --if-missing | grep -E "bandwidth|streaming|peak|not measured"
 fi
 
 "$ekb" eval -s examples/schedules-cpu --call-timeout 120 --db "$work/bench.db" --run cpu-schedules --json "$work/eval.json" \

@@ -11,6 +11,7 @@
 #include "eval/cuda_calibration.h"
 #include "eval/opencl_calibration.h"
 #include "results/calibration_cache.h"
+#include "runtime/cpu_backend.h"
 
 namespace ekb::cli {
 
@@ -22,6 +23,7 @@ struct CalibrateOptions {
   bool no_db = false;
   bool json = false;
   bool quick = false;
+  bool if_missing = false;
   int threads = 0;
   int device = 0;
   std::string platform;
@@ -54,6 +56,9 @@ void print_calibration(const eval::Calibration& c) {
     fmt::print("    copy {:.1f} GB/s, triad {:.1f} GB/s over 3 x {:.0f} MiB arrays (last-level cache {:.0f} MiB)\n",
                s["copy_gbs"]["best"].get<double>(), s["triad_gbs"]["best"].get<double>(),
                s["array_bytes"].get<double>() / (1 << 20), s["last_level_cache_bytes"].get<double>() / (1 << 20));
+    if (s.contains("copy_streaming_gbs") && s["copy_streaming_gbs"].value("runs", 0) > 0)
+      fmt::print("    with streaming stores (no read of the written lines): copy {:.1f} GB/s, triad {:.1f} GB/s\n",
+                 s["copy_streaming_gbs"]["best"].get<double>(), s["triad_streaming_gbs"]["best"].get<double>());
   }
   if (d.contains("bandwidth")) {  // cuda, opencl
     const auto& b = d["bandwidth"];
@@ -115,6 +120,13 @@ eval::Calibration measure(const CalibrateOptions& o) {
 }
 
 void run_calibrate(const CalibrateOptions& o) {
+  if (o.if_missing) {
+    if (o.backend != "cpu") throw UsageError("--if-missing is for the cpu backend (a GPU is named by its backend)");
+    if (auto stored = results::load_calibration_file("cpu", runtime::cpu_model_name()); stored && eval::is_current(*stored)) {
+      if (!o.json) fmt::print("a current calibration of this CPU is stored ({}): not measured again\n", stored->created);
+      return;
+    }
+  }
   eval::Calibration c = measure(o);
   std::string file = results::save_calibration_file(c);
   std::string stored_in = file;
@@ -150,6 +162,8 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
                   "opencl: a case-insensitive substring of the platform's name (default: the first with a device)");
   cmd->add_flag("--quick", o->quick, "Tiny buffers and short runs, to check that it works (numbers not meaningful)");
   cmd->add_flag("--json", o->json, "Print the calibration as JSON");
+  cmd->add_flag("--if-missing", o->if_missing,
+                "cpu: measure only when no calibration of this CPU by the current method is stored");
   cmd->callback([o] { run_calibrate(*o); });
 }
 

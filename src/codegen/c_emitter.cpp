@@ -6,6 +6,7 @@
 #include "codegen/target.h"
 #include "ir/instance.h"
 #include "lower/apply_schedule.h"
+#include "lower/schedule_loops.h"
 #include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {
@@ -145,6 +146,14 @@ std::string CEmitter::before_entry() const {
 std::string CEmitter::entry_begin() const {
   // -march=native prefers 256-bit vectors on AVX-512 parts; the schedule's width is the one asked
   // for, so 512-bit vectors must be legal in a kernel with SIMD loops (ignored without AVX-512).
+  // Only the explicit SIMD stores stream (clang does not vectorize a loop of scalar nontemporal
+  // stores): a nontemporal buffer with none of them would silently be stored as before.
+  for (const lir::Buffer& b : f_.buffers)
+    if (b.nontemporal && !streamed_.count(b.name))
+      throw lir::ScheduleError("nontemporal(" + b.name + "): no store of '" + b.name +
+                                   "' is in a vectorized loop that the C emitter writes as explicit SIMD "
+                                   "(codegen/simd_loop.h), so none would stream",
+                               "vectorize the loop that stores it, with consecutive elements per lane");
   std::string s = (uses_simd_loops_ ? "__attribute__((min_vector_width(512)))\n" : "") + signature() + " {";
   // align(T, bytes) on an argument: the harness aligns every tensor to 64 bytes (docs/ABI.md).
   for (const lir::Buffer& b : f_.buffers)
@@ -158,7 +167,7 @@ std::string CEmitter::entry_begin() const {
 std::string CEmitter::entry_end() const {
   // Streaming stores are weakly ordered: the fence makes them visible before the kernel returns
   // (those of the other threads of a parallel loop are ordered by the locked operations of its join).
-  if (streams_) return "#if defined(__SSE__)\n  __builtin_ia32_sfence();\n#endif\n}\n";
+  if (!streamed_.empty()) return "#if defined(__SSE__)\n  __builtin_ia32_sfence();\n#endif\n}\n";
   return "}\n";
 }
 
@@ -213,7 +222,7 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
     case lir::StmtKind::Store: {
       const lir::Buffer* b = f_.buffer(s.name);
       const bool stream = b && b->nontemporal;
-      streams_ |= stream;
+      if (stream) streamed_.insert(s.name);
       out_ += pad + simd_helper(stream ? "stream" : "store", lanes) + "(" + first_lane_address(s.name, s.indices[0]) +
               ", " + simd_value(*s.value, lanes) + ");\n";
       return;

@@ -4,6 +4,7 @@
 // `ekb_scratch_bytes` and a final `void* scratch` argument when temps need the scratch workspace.
 // It is compiled like any solution: clang -O3 -march=native -fopenmp -include ekb_abi.h.
 #pragma once
+#include <set>
 #include <string>
 
 #include "codegen/c_like_emitter.h"
@@ -60,8 +61,9 @@ class CEmitter : public CLikeEmitter {
   CEmitOptions options_;
   // Set while the body is emitted (before entry_begin): the kernel has a vectorized loop.
   mutable bool uses_simd_loops_ = false;
-  // ... and streaming stores (nontemporal), which need a fence before the kernel returns.
-  bool streams_ = false;
+  // ... and the buffers it stores with streaming stores (nontemporal), which need a fence before
+  // the kernel returns.
+  std::set<std::string> streamed_;
 };
 
 // Lowers `inst` with the default lowering and prints it as C.

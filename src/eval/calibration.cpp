@@ -17,6 +17,16 @@ Measurement summarize_higher_is_better(std::vector<double> samples) {
   return m;
 }
 
+std::string calibration_method(const std::string& backend) {
+  return backend == "cpu" ? "stream plain and streaming stores" : "";
+}
+
+bool is_current(const Calibration& c) {
+  const auto method = c.details.is_object() ? c.details.find("method") : c.details.end();
+  const std::string stored = method != c.details.end() && method->is_string() ? method->get<std::string>() : "";
+  return stored == calibration_method(c.backend);
+}
+
 nlohmann::json to_json(const Measurement& m) {
   return {{"best", m.best}, {"median", m.median}, {"worst", m.worst}, {"runs", m.runs}};
 }

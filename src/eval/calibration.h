@@ -32,6 +32,13 @@ struct Calibration {
   double peak_flops_per_s() const { return peak_gflops.best * 1e9; }
 };
 
+// How a backend's calibrations are measured now, stored in their details ("method"); one measured
+// another way (an older version of ekb) is not used: `ekb calibrate` measures a new one. cpu:
+// STREAM with plain and streaming stores (before, plain only: a roof that kernels with streaming
+// stores exceeded by a third); "" for the others.
+std::string calibration_method(const std::string& backend);
+bool is_current(const Calibration& c);
+
 nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Calibration& c);

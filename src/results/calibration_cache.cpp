@@ -45,9 +45,12 @@ std::optional<eval::Calibration> load_calibration_file(const std::string& backen
 
 std::optional<eval::Calibration> find_calibration(const ResultStore* store, const std::string& backend,
                                                   const std::string& device) {
+  // One measured by an older method does not count (eval::is_current).
   if (store)
-    if (auto c = store->calibration(backend, device)) return c;
-  return load_calibration_file(backend, device);
+    if (auto c = store->calibration(backend, device); c && eval::is_current(*c)) return c;
+  auto c = load_calibration_file(backend, device);
+  if (c && !eval::is_current(*c)) return std::nullopt;
+  return c;
 }
 
 }  // namespace ekb::results
