@@ -147,14 +147,14 @@ std::string CEmitter::entry_begin() const {
   // -march=native prefers 256-bit vectors on AVX-512 parts; the schedule's width is the one asked
   // for, so 512-bit vectors must be legal in a kernel with SIMD loops (ignored without AVX-512).
   // Only the explicit SIMD stores stream (clang does not vectorize a loop of scalar nontemporal
-  // stores): a nontemporal buffer with none of them would silently be stored as before.
+  // stores): where a nontemporal output has none (a row narrower than the vector, an f16 output),
+  // the source says so, rather than an IR solution for every shape failing on a few.
+  std::string s;
   for (const lir::Buffer& b : f_.buffers)
     if (b.nontemporal && !streamed_.count(b.name))
-      throw lir::ScheduleError("nontemporal(" + b.name + "): no store of '" + b.name +
-                                   "' is in a vectorized loop that the C emitter writes as explicit SIMD "
-                                   "(codegen/simd_loop.h), so none would stream",
-                               "vectorize the loop that stores it, with consecutive elements per lane");
-  std::string s = (uses_simd_loops_ ? "__attribute__((min_vector_width(512)))\n" : "") + signature() + " {";
+      s += "/* nontemporal(" + b.name + "): no store of " + b.name +
+           " is in a loop written as explicit SIMD here (codegen/simd_loop.h): plain stores */\n";
+  s += (uses_simd_loops_ ? "__attribute__((min_vector_width(512)))\n" : "") + signature() + " {";
   // align(T, bytes) on an argument: the harness aligns every tensor to 64 bytes (docs/ABI.md).
   for (const lir::Buffer& b : f_.buffers)
     if (b.role != lir::BufferRole::Temp && b.alignment > 0) {
@@ -242,6 +242,9 @@ std::string CEmitter::simd_value(const lir::Expr& e, const SimdLoop& lanes) {
     case lir::ExprKind::Unary:
       return "(-" + simd_value(*e.args[0], lanes) + ")";
     case lir::ExprKind::Binary:
+      if (e.bin_op == lir::BinOp::Min || e.bin_op == lir::BinOp::Max)
+        return simd_helper(e.bin_op == lir::BinOp::Min ? "fmin" : "fmax", lanes) + "(" + simd_value(*e.args[0], lanes) +
+               ", " + simd_value(*e.args[1], lanes) + ")";
       return "(" + simd_value(*e.args[0], lanes) + " " + std::string(lir::bin_op_text(e.bin_op)) + " " +
              simd_value(*e.args[1], lanes) + ")";
     case lir::ExprKind::Select:
@@ -277,6 +280,15 @@ std::string CEmitter::helper_definition(const std::string& name) const {
     return "static inline " + v + " " + name + "(const " + t + "* p) { " + v + " v; __builtin_memcpy(&v, p, sizeof v); return v; }\n";
   if (name.rfind("ekb_store_", 0) == 0)
     return "static inline void " + name + "(" + t + "* p, " + v + " v) { __builtin_memcpy(p, &v, sizeof v); }\n";
+  if (name.rfind("ekb_fmin_", 0) == 0 || name.rfind("ekb_fmax_", 0) == 0) {
+    // The scalar helpers' NaN-propagating choice, (a < b || b != b) ? b : a for max, per lane:
+    // the comparisons give a mask of all ones or zeros per lane, which selects the bits.
+    const std::string mask = std::string(f32 ? "int" : "long long") + " __attribute__((vector_size(" +
+                             std::to_string(lanes * (f32 ? 4 : 8)) + ")))";
+    const std::string take_b = name.rfind("ekb_fmax_", 0) == 0 ? "(a < b) | (b != b)" : "(b < a) | (b != b)";
+    return "static inline " + v + " " + name + "(" + v + " a, " + v + " b) {\n  typedef " + mask + " mask_t;\n" +
+           "  const mask_t m = " + take_b + ";\n  return (" + v + ")(((mask_t)b & m) | ((mask_t)a & ~m));\n}\n";
+  }
   if (name.rfind("ekb_stream_", 0) == 0)
     // A streaming store needs a whole aligned vector (clang emits vmovntps, which faults on an
     // unaligned address, whatever alignment the pointer type claims): elsewhere a plain store.

@@ -97,7 +97,10 @@ class Checker {
       case ExprKind::Unary:
         return e.un_op == lir::UnOp::Neg ? value(*e.args[0]) : "a logical not";
       case ExprKind::Binary:
-        if (e.bin_op != BinOp::Add && e.bin_op != BinOp::Sub && e.bin_op != BinOp::Mul && e.bin_op != BinOp::Div)
+        // Min and max: the scalar code's NaN-propagating ekb_fmin/ekb_fmax, lane by lane (a compare
+        // and a blend).
+        if (e.bin_op != BinOp::Add && e.bin_op != BinOp::Sub && e.bin_op != BinOp::Mul && e.bin_op != BinOp::Div &&
+            e.bin_op != BinOp::Min && e.bin_op != BinOp::Max)
           return "the operation " + std::string(lir::bin_op_text(e.bin_op));
         if (std::string why = value(*e.args[0]); !why.empty()) return why;
         return value(*e.args[1]);

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "codegen/c_emitter.h"
+#include "native_test_util.h"
 
 namespace ekb::codegen {
 namespace {
@@ -100,6 +104,37 @@ TEST(SimdLoop, SixteenLaneExpCallsTheVectorMathLibrary) {
   EXPECT_NE(c.find("#if defined(__AVX512F__)\nekb_f32x16 _ZGVeN16v_expf(ekb_f32x16);"), std::string::npos) << c;
   EXPECT_NE(c.find("r[i] = expf(x[i]);"), std::string::npos) << c;
   EXPECT_EQ(c.find("for (int64_t l"), std::string::npos) << c;
+}
+
+// min and max are lane-wise compares and blends with the scalar helpers' NaN propagation: a NaN
+// in either operand is the result, as ekb_fmin_f32/ekb_fmax_f32 give it (relu6: min(max(x, 0), 6)).
+TEST(SimdLoop, MinAndMaxKeepTheScalarNaNRule) {
+  Func f;
+  f.name = "k";
+  f.buffers = {{"x", ScalarType::F32, {128}, BufferRole::Input}, {"y", ScalarType::F32, {128}, BufferRole::Output}};
+  ExprP clamp = binary(BinOp::Min, binary(BinOp::Max, f32_load("x", row_plus_lane()), float_imm(ScalarType::F32, 0)),
+                       float_imm(ScalarType::F32, 6));
+  f.body = make_for("i", index_imm(0), index_imm(2), lanes(make_store("y", {row_plus_lane()}, clamp)));
+  ASSERT_TRUE(simd_loop(*f.body->body));
+  std::string c = emit_c_source(f);
+  EXPECT_NE(c.find("ekb_fmin_f32x16(ekb_fmax_f32x16(ekb_load_f32x16(&x["), std::string::npos) << c;
+  EXPECT_EQ(c.find("for (int64_t l"), std::string::npos) << c;
+
+  testing::NativeKernel kernel(c, "-O3 -march=native");
+  auto entry = reinterpret_cast<void (*)(const float*, float*)>(kernel.symbol("ekb_main"));
+  ASSERT_NE(entry, nullptr);
+  alignas(64) float x[128], y[128];
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int i = 0; i < 128; ++i) x[i] = i % 5 == 0 ? nan : static_cast<float>(i % 11) - 3.0f;
+  entry(x, y);
+  for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77,
+                78, 79}) {  // rows of 16 lanes, 64 apart
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(y[i])) << i;
+    } else {
+      EXPECT_EQ(y[i], std::min(std::max(x[i], 0.0f), 6.0f)) << i;
+    }
+  }
 }
 
 }  // namespace

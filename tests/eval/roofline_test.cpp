@@ -63,6 +63,33 @@ TEST(Calibration, QuickCpuCalibrationMeasuresSomething) {
   EXPECT_GT(c.peak_gflops.best, 0.1);
   EXPECT_GE(c.bandwidth_gbs.best, c.bandwidth_gbs.worst);
   EXPECT_TRUE(c.details["fma_gflops"].contains("generic"));  // every CPU runs the fallback
+  // The roof is the best of the plain and the streaming-store STREAM kernels.
+  const auto& s = c.details["stream"];
+  double best = 0;
+  for (const char* k : {"copy_gbs", "triad_gbs", "copy_streaming_gbs", "triad_streaming_gbs"}) {
+    ASSERT_TRUE(s.contains(k)) << k;
+    best = std::max(best, s[k]["best"].get<double>());
+  }
+  EXPECT_DOUBLE_EQ(c.bandwidth_gbs.best, best);
+#if defined(__x86_64__)
+  EXPECT_GT(s["copy_streaming_gbs"]["runs"].get<int>(), 0);
+#endif
+  EXPECT_TRUE(is_current(c));
+}
+
+// A cpu calibration measured before the streaming-store kernels (no method stamp) is not current,
+// so it is neither used for rooflines nor kept by `ekb calibrate --if-missing`; GPU calibrations
+// have not changed method.
+TEST(Calibration, OlderCpuMethodIsNotCurrent) {
+  Calibration old;
+  old.backend = "cpu";
+  old.details = {{"threads", 2}};
+  EXPECT_FALSE(is_current(old));
+  old.details["method"] = calibration_method("cpu");
+  EXPECT_TRUE(is_current(old));
+  Calibration gpu;
+  gpu.backend = "cuda";
+  EXPECT_TRUE(is_current(gpu));
 }
 
 }  // namespace
