@@ -6,6 +6,8 @@
 #include "codegen/target.h"
 #include "ir/instance.h"
 #include "lower/apply_schedule.h"
+#include "lower/mutator.h"
+#include "lower/simplify.h"
 #include "lower/schedule_loops.h"
 #include "lower/widen_half_precision.h"
 
@@ -169,6 +171,32 @@ std::string CEmitter::entry_end() const {
   // (those of the other threads of a parallel loop are ordered by the locked operations of its join).
   if (!streamed_.empty()) return "#if defined(__SSE__)\n  __builtin_ia32_sfence();\n#endif\n}\n";
   return "}\n";
+}
+
+void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
+  if (loop.prefetches.empty()) return;
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  // The loops inside the body stand at their first iteration (an explicit SIMD loop's lane 0).
+  std::vector<const lir::Stmt*> inner;
+  lir::for_each_stmt(*loop.body, [&](const lir::Stmt& s) {
+    if (s.kind == lir::StmtKind::For) inner.push_back(&s);
+  });
+  for (const lir::Stmt::Prefetch& p : loop.prefetches) {
+    const lir::Buffer* b = f_.buffer(p.tensor);
+    if (!b) continue;
+    std::set<std::string> seen;
+    lir::for_each_expr(*loop.body, [&](const lir::Expr& e) {
+      if (e.kind != lir::ExprKind::Load || e.name != p.tensor || e.args.size() != 1) return;
+      lir::ExprP at = e.args[0];
+      for (const lir::Stmt* s : inner) at = lir::substitute(at, s->name, s->min);
+      const std::string index = expr(*lir::simplify(at));
+      if (!seen.insert(index).second) return;
+      // Through an integer: the address may lie past the end of the buffer (the last rows), where a
+      // prefetch is harmless but pointer arithmetic would not be.
+      out_ += pad + "__builtin_prefetch((const void*)((uintptr_t)&" + p.tensor + "[" + index + "] + " +
+              std::to_string(p.distance * ir::byte_size(b->type)) + "u), 0, 3);\n";
+    });
+  }
 }
 
 // ------------------------------------------------------------------------------- explicit SIMD

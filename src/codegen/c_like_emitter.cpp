@@ -383,6 +383,7 @@ void CLikeEmitter::stmt(const Stmt& s, int indent) {
       std::string it = value_type(ScalarType::Index);
       out_ += pad + "for (" + it + " " + s.name + " = " + unparen(expr(*s.min)) + "; " + s.name + " < " +
               end + "; ++" + s.name + ") {\n";
+      loop_prologue(s, indent + 2);
       stmt(*s.body, indent + 2);
       out_ += pad + "}\n";
       return;

@@ -38,6 +38,8 @@ class CLikeEmitter {
   virtual std::string half_conversion(ScalarType half, bool to_half) const = 0;
   // Text printed before a loop (e.g. "#pragma omp parallel for"), or empty.
   virtual std::string loop_annotation(const lir::Stmt& loop) const { return ""; }
+  // What each iteration of `loop` starts with before its body (the C emitter's prefetches).
+  virtual void loop_prologue(const lir::Stmt& loop, int indent) {}
   // The declaration(s) that make an Allocate's buffer available, at `indent`.
   virtual std::string allocation(const lir::Stmt& alloc, const std::string& indent) const = 0;
   // Everything before the helpers (comments, includes) and the entry point up to its "{".

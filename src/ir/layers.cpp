@@ -15,8 +15,8 @@ namespace {
 constexpr std::array<std::string_view, 12> kScheduleVerbs{
     "split", "tile",       "reorder",        "fuse",         "parallel", "vectorize",
     "unroll", "bind",      "compute_at",     "compute_inline", "compute_root", "rfactor"};
-constexpr std::array<std::string_view, 6> kMemoryVerbs{"cache_read",    "cache_write", "layout",
-                                                       "double_buffer", "align",       "nontemporal"};
+constexpr std::array<std::string_view, 7> kMemoryVerbs{"cache_read", "cache_write", "layout",     "double_buffer",
+                                                       "align",      "nontemporal", "prefetch"};
 constexpr std::array<std::string_view, 4> kTails{"guard", "shift_inwards", "round_up", "peel"};
 constexpr std::array<std::string_view, 4> kScopes{"global", "shared", "local", "tile"};
 constexpr std::array<std::string_view, 6> kBindTargets{"block.x",  "block.y",  "block.z",
@@ -171,6 +171,12 @@ class LayerChecker {
     if (v == "layout") return layout(d, st);
     if (v == "double_buffer" || v == "nontemporal") {
       if (count(d, 1, v == "nontemporal" ? "(tensor)" : "(buffer)")) tensor_arg(*pos_[0], st);
+      return;
+    }
+    if (v == "prefetch") {
+      if (!count(d, 4, "(stage, loop, tensor, distance)")) return;
+      tensor_arg(*pos_[2], st);
+      positive_int(*pos_[3], "the prefetch distance (elements)");
       return;
     }
     if (v == "align") {

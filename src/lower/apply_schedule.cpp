@@ -145,6 +145,13 @@ void apply_memory_directive(Func& f, const ir::Directive& d, bool gpu) {
     a.need(2, d);
     return align(f, a.text[0], a.ints[1]);
   }
+  if (v == "prefetch" && !gpu) {
+    a.need(4, d);
+    return prefetch(f, a.text[0], a.text[1], a.text[2], a.ints[3]);
+  }
+  if (v == "prefetch")
+    throw ScheduleError("prefetch applies to cpu loops (software prefetches into the caches)",
+                        "on gpu, cache_read the tile into shared memory instead");
   if (v == "nontemporal" && !gpu) {
     a.need(1, d);
     return nontemporal(f, a.text[0]);

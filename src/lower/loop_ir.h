@@ -185,6 +185,13 @@ struct Stmt {
   MemoryScope scope = MemoryScope::Global;
   int64_t scratch_offset = 0;  // Allocate in Scratch: byte offset (64-byte aligned)
   int64_t alignment = 0;       // Allocate: byte alignment an align directive asked for (0: default)
+  // For: software prefetches at the start of each iteration (prefetch directive): of every element
+  // of `tensor` the body reads, `distance` elements further on.
+  struct Prefetch {
+    std::string tensor;
+    int64_t distance = 0;
+  };
+  std::vector<Prefetch> prefetches;
   StmtP body, else_body;
   std::vector<StmtP> stmts;
 };

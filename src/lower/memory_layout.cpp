@@ -140,6 +140,26 @@ void align(Func& f, const std::string& tensor, int64_t bytes) {
     throw ScheduleError("'" + tensor + "' is not stored any more (inlined)");
 }
 
+void prefetch(Func& f, const std::string& stage, const std::string& loop, const std::string& tensor,
+              int64_t distance) {
+  buffer_named(f, tensor);  // an unknown tensor is an error naming the known ones
+  if (distance <= 0) throw ScheduleError("the prefetch distance must be a positive number of elements");
+  Stage& st = stage_named(f, stage);
+  StageLoop& l = loop_named(st, loop);
+  bool reads = false;
+  for (const std::string& v : l.vars)
+    if (const Stmt* s = find_loop(*f.body, v))
+      for_each_expr(*s->body, [&](const Expr& e) { reads |= e.kind == ExprKind::Load && e.name == tensor; });
+  if (!reads)
+    throw ScheduleError("stage '" + stage + "' reads no '" + tensor + "' under loop '" + loop + "': nothing to prefetch",
+                        "name the loop of the stage that reads it");
+  f.body = rewrite_loops(f.body, l.vars, [&](const Stmt& s) {
+    auto n = std::make_shared<Stmt>(s);
+    n->prefetches.push_back({tensor, distance});
+    return StmtP(n);
+  });
+}
+
 void nontemporal(Func& f, const std::string& tensor) {
   Buffer& b = buffer_named(f, tensor);
   if (b.role != BufferRole::Output)

@@ -29,4 +29,11 @@ void align(Func& f, const std::string& tensor, int64_t bytes);
 // evicts nothing the kernel still reads. Only outputs (a temp is read back by the kernel itself).
 void nontemporal(Func& f, const std::string& tensor);
 
+// prefetch(STAGE, loop, T, distance): at the start of each iteration of the stage's loop, a
+// software prefetch (cpu) of every element of T that the iteration reads, `distance` elements
+// further on: the data of a later iteration (a later row) arrives while this one computes. Write
+// it after the directives that split the loop.
+void prefetch(Func& f, const std::string& stage, const std::string& loop, const std::string& tensor,
+              int64_t distance);
+
 }  // namespace ekb::lir

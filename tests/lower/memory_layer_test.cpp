@@ -164,5 +164,38 @@ TEST(MemoryNontemporal, OutputVectorStoresStreamAndStayCorrectWhereUnaligned) {
   }
 }
 
+// prefetch(STAGE, loop, T, distance): each iteration of the loop starts with a prefetch of the
+// element of T its body reads first (inner loops at their first iteration), `distance` elements
+// on; the results are unchanged; a tensor the loop does not read, and gpu, are refused.
+TEST(MemoryPrefetch, EachIterationPrefetchesItsReadsAhead) {
+  const char* body = "  params H, W\n  input x : f32[H, W] in [-1, 1]\n  output y : f32[H, W]\n  y[i, j] = 2.0 * x[i, j]";
+  const std::string schedule = "vectorize(y, j, 16)";
+  std::string text = with_layers(body, "H = 5, W = 64", schedule, "prefetch(y, j, x, 128)");
+  auto l = ir::testing::load(text);
+  ASSERT_TRUE(l.inst) << l.diags;
+  std::string source = codegen::emit_c_source(*l.inst);
+  // x[i * 64 + j * 16 + lane] at lane 0, 128 floats (512 bytes) on: one prefetch per iteration of j.
+  size_t at = source.find("__builtin_prefetch((const void*)((uintptr_t)&x[");
+  ASSERT_NE(at, std::string::npos) << source;
+  EXPECT_NE(source.find("+ 512u), 0, 3);", at), std::string::npos) << source;
+  EXPECT_LT(at, source.find("16 lanes at once")) << "the prefetch opens the iteration, before the vector body\n" << source;
+  EXPECT_EQ(matches_reference(text), "");
+
+  std::string e = schedule_error(with_layers(body, "H = 5, W = 64", schedule, "prefetch(y, j, y, 128)"));
+  EXPECT_NE(e.find("stage 'y' reads no 'y' under loop 'j'"), std::string::npos) << e;
+  e = schedule_error(with_layers(body, "H = 5, W = 64", schedule, "prefetch(y, k, x, 128)"));
+  EXPECT_NE(e.find("'k'"), std::string::npos) << e;
+  auto gpu = ir::testing::load(pattern(body, "H = 5, W = 64") + "memory gpu {\n  prefetch(y, j, x, 128)\n}\n");
+  ASSERT_TRUE(gpu.inst) << gpu.diags;
+  LowerOptions o;
+  o.schedule_target = "cuda";
+  try {
+    lower(*gpu.inst, o);
+    FAIL() << "prefetch was accepted on gpu";
+  } catch (const ScheduleError& x) {
+    EXPECT_NE(std::string(x.what()).find("prefetch applies to cpu loops"), std::string::npos) << x.what();
+  }
+}
+
 }  // namespace
 }  // namespace ekb::lir
