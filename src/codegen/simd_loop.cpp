@@ -68,6 +68,21 @@ class Checker {
           l_.varying_lets.insert(s.name);
         }
         return stmt(*s.body);
+      case StmtKind::For:
+        // A loop inside a lane (a stencil's taps, a small reduction): the same iterations in every
+        // lane, printed as a loop over vector values.
+        if (l_.varies(*s.min) || l_.varies(*s.extent)) return "an inner loop's bounds differ between lanes";
+        return stmt(*s.body);
+      case StmtKind::DeclareVar:
+        // A variable of the body (an accumulator): one vector, a value per lane.
+        if (s.type != l_.element) return "a mutable variable of type " + std::string(ir::scalar_type_name(s.type));
+        if (std::string why = value(*s.value); !why.empty()) return why;
+        l_.varying_lets.insert(s.name);
+        return stmt(*s.body);
+      case StmtKind::Assign:
+        // Only to the body's own variables: every lane assigning one outer variable is a reduction.
+        if (!l_.varying_lets.count(s.name)) return "the body assigns '" + s.name + "', declared outside it";
+        return value(*s.value);
       case StmtKind::Store: {
         if (s.indices.size() != 1) return "a store is not flat";
         auto stride = lane_stride(*s.indices[0], l_.lane);
@@ -76,7 +91,7 @@ class Checker {
         return value(*s.value);
       }
       default:
-        return "the body has a " + std::string(s.kind == StmtKind::For ? "loop" : "mutable variable");
+        return s.kind == StmtKind::Allocate ? "the body allocates a buffer" : "the body has a barrier";
     }
   }
 

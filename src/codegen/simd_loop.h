@@ -6,13 +6,15 @@
 // extensions), every access to the cache has a constant offset once clang fully unrolls the
 // enclosing `unroll` loops, and the cache is promoted to vector registers.
 //
-// A loop qualifies when its body is stores, lets, blocks and ifs on lane-independent conditions
-// over one float element type, every access of which is either the same element in every lane
-// (uniform: printed as a scalar, broadcast where it meets a vector) or consecutive elements, one
-// per lane (index = base + lane: a vector load or store), and every lane-dependent value is built
-// from loads, + - * /, negation, select on a uniform condition and the vector math calls of
-// has_vector_call. Anything else (gathers, other math calls, conversions, inner loops, a store all
-// lanes make to one element) keeps the pragma loop.
+// A loop qualifies when its body is stores, lets, blocks, ifs on lane-independent conditions,
+// inner loops with lane-independent bounds (a stencil's taps) and variables of its own (their
+// accumulators: one vector each) over one float element type, every access of which is either
+// the same element in every lane (uniform: printed as a scalar, broadcast where it meets a
+// vector) or consecutive elements, one per lane (index = base + lane: a vector load or store), and
+// every lane-dependent value is built from loads, + - * /, min, max, negation, select on a uniform
+// condition and the vector math calls of has_vector_call. Anything else (gathers, other math
+// calls, conversions, an assignment to a variable from outside, a store all lanes make to one
+// element) keeps the pragma loop.
 #pragma once
 #include <optional>
 #include <set>

@@ -106,6 +106,48 @@ TEST(SimdLoop, SixteenLaneExpCallsTheVectorMathLibrary) {
   EXPECT_EQ(c.find("for (int64_t l"), std::string::npos) << c;
 }
 
+// A stencil's taps inside the lanes: an inner loop with the same bounds in every lane and an
+// accumulator of the body's own are one vector and a loop over vector values; an inner loop whose
+// bounds depend on the lane, or an assignment to a variable from outside (a reduction over the
+// lanes), keeps the pragma loop.
+TEST(SimdLoop, InnerLoopsAndTheBodysAccumulatorsAreVectorCode) {
+  Func f;
+  f.name = "k";
+  f.buffers = {{"x", ScalarType::F32, {80}, BufferRole::Input}, {"y", ScalarType::F32, {64}, BufferRole::Output}};
+  // y[i * 16 + l] = sum over t in [0, 3) of (t + 1) * x[i * 16 + l + t]
+  auto at = [](ExprP t) {
+    return binary(BinOp::Add, binary(BinOp::Add, binary(BinOp::Mul, idx("i"), index_imm(16)), idx("l")), std::move(t));
+  };
+  ExprP tap = binary(BinOp::Mul, cast(ScalarType::F32, binary(BinOp::Add, idx("t"), index_imm(1))), f32_load("x", at(idx("t"))));
+  StmtP taps = make_for("t", index_imm(0), index_imm(3),
+                        make_assign("acc", binary(BinOp::Add, var("acc", ScalarType::F32), tap)), ForKind::Unrolled);
+  StmtP lane_body = make_declare("acc", ScalarType::F32, float_imm(ScalarType::F32, 0),
+                                 make_block({taps, make_store("y", {at(index_imm(0))}, var("acc", ScalarType::F32))}));
+  f.body = make_for("i", index_imm(0), index_imm(4), lanes(lane_body));
+  ASSERT_TRUE(simd_loop(*f.body->body));
+  std::string c = emit_c_source(f);
+  EXPECT_NE(c.find("ekb_f32x16 acc = ekb_splat_f32x16(0.0f);"), std::string::npos) << c;
+  EXPECT_NE(c.find("for (int64_t t = 0; t < 3; ++t)"), std::string::npos) << c;
+  EXPECT_EQ(c.find("for (int64_t l"), std::string::npos) << c;
+  testing::NativeKernel kernel(c, "-O3 -march=native");
+  auto entry = reinterpret_cast<void (*)(const float*, float*)>(kernel.symbol("ekb_main"));
+  ASSERT_NE(entry, nullptr);
+  alignas(64) float x[80], y[64];
+  for (int i = 0; i < 80; ++i) x[i] = 0.25f * static_cast<float>(i % 13) - 1.0f;
+  entry(x, y);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(y[i], (0.0f + 1 * x[i]) + 2 * x[i + 1] + 3 * x[i + 2]) << i;
+
+  StmtP store = make_store("y", {row_plus_lane()}, f32_load("x", row_plus_lane()));
+  StmtP uneven = make_for("t", index_imm(0), idx("l"), make_assign("acc", var("acc", ScalarType::F32)));
+  EXPECT_NE(refusal(lanes(make_declare("acc", ScalarType::F32, float_imm(ScalarType::F32, 0),
+                                       make_block({uneven, store}))))
+                .find("bounds differ between lanes"),
+            std::string::npos);
+  EXPECT_NE(refusal(lanes(make_block({make_assign("outer", f32_load("x", row_plus_lane())), store})))
+                .find("declared outside it"),
+            std::string::npos);
+}
+
 // min and max are lane-wise compares and blends with the scalar helpers' NaN propagation: a NaN
 // in either operand is the result, as ekb_fmin_f32/ekb_fmax_f32 give it (relu6: min(max(x, 0), 6)).
 TEST(SimdLoop, MinAndMaxKeepTheScalarNaNRule) {
