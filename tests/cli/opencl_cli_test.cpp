@@ -33,22 +33,14 @@ TEST(CliOpenCL, BuildOptionsReachTheCompiler) {
     GTEST_SKIP() << "no PoCL platform here";
   const std::filesystem::path dir = ekb::testing::private_temp_path("build_options");
   std::filesystem::create_directories(dir / "linalg.gemm");
-  std::ofstream(dir / "linalg.gemm" / "small.cl") << R"(#ifndef EKB_TEST_SCALE
-#error "the build options did not arrive"
-#endif
-__kernel void gemm(__global const float* C_in, __global const float* A, __global const float* B,
-                   __global float* C, long NI, long NJ, long NK) {
-  long e = get_global_id(0);
-  if (e >= NI * NJ) return;
-  long i = e / NJ, j = e % NJ;
-  float acc = 0.0f;
-  for (long k = 0; k < NK; ++k) acc += EKB_TEST_SCALE * A[i * NK + k] * B[k * NJ + j];
-  C[e] = 1.2f * C_in[e] + acc;
-}
-/* ekb-launch
-kernel gemm global=[(NI * NJ + 63) / 64 * 64] local=[64] args=[C_in, A, B, C, NI, NJ, NK]
-*/
-)";
+  // The corpus's correct GEMM, its alpha (1.5f) replaced by a macro that only the options define.
+  std::ifstream corpus(EKB_TEST_DATA_DIR "/../adversarial/opencl/ok_gemm.cl");
+  std::string kernel((std::istreambuf_iterator<char>(corpus)), std::istreambuf_iterator<char>());
+  const size_t alpha = kernel.find("1.5f * A[");
+  ASSERT_NE(alpha, std::string::npos) << kernel;
+  kernel.replace(alpha, 4, "EKB_TEST_SCALE");
+  std::ofstream(dir / "linalg.gemm" / "small.cl")
+      << "#ifndef EKB_TEST_SCALE\n#error \"the build options did not arrive\"\n#endif\n" << kernel;
   const std::string json = (dir / "results.json").string();
   const std::string common = "eval --backend opencl --platform pocl --no-timing --db " + (dir / "r.db").string() +
                              " -s " + dir.string() + " linalg.gemm/small --json " + json;
