@@ -201,7 +201,7 @@ nlohmann::json bench_workload(const suite::Suite& s, const std::string& name,
   j["time_ms"] = {{"median", t.median_ms}, {"p25", t.p25_ms}, {"p75", t.p75_ms}, {"runs", t.runs}};
   ir::CostFacts cost = ir::compute_cost(inst);
   if (roof) {
-    auto fraction = eval::roofline_fraction(eval::WorkCost{cost.ops(), cost.min_bytes}, *roof, t.median_ms);
+    auto fraction = eval::roofline_fraction(eval::WorkCost{cost.ops(), cost.min_bytes, cost.input_bytes}, *roof, t.median_ms);
     j["roofline_fraction"] = fraction ? nlohmann::json(*fraction) : nlohmann::json(nullptr);
   }
   return j;

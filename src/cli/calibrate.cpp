@@ -68,6 +68,9 @@ void print_calibration(const eval::Calibration& c) {
                                 {"memcpy_gbs", "cuMemcpyDtoD"}}),
                b["array_bytes"].get<double>() / (1 << 20), cache_bytes / (1 << 20));
   }
+  if (c.read_bandwidth_gbs.runs > 0)
+    fmt::print("  reads alone       {:8.1f} GB/s      ({}; the roof of a kernel's reads)\n", c.read_bandwidth_gbs.best,
+               spread_line(c.read_bandwidth_gbs, "GB/s"));
   fmt::print("  peak FP32         {:8.1f} GFLOP/s   ({})\n", c.peak_gflops.best, spread_line(c.peak_gflops, "GFLOP/s"));
   if (d.contains("fma_gflops")) {
     std::string variants;

@@ -137,7 +137,10 @@ results::RunReport print_run_report(const suite::Suite& suite, const results::Re
   fmt::print("  {} results over {} workloads (samples per workload {}..{})\n", report.summary.n,
              report.summary.workloads, report.summary.min_samples, report.summary.max_samples);
   if (report.calibration)
-    fmt::print("  roofline: {:.1f} GB/s, {:.1f} GFLOP/s (calibrated {})\n", report.calibration->bandwidth_gbs.best,
+    fmt::print("  roofline: {:.1f} GB/s{}, {:.1f} GFLOP/s (calibrated {})\n", report.calibration->bandwidth_gbs.best,
+               report.calibration->read_bandwidth_gbs.runs > 0
+                   ? fmt::format(" (reads alone {:.1f})", report.calibration->read_bandwidth_gbs.best)
+                   : "",
                report.calibration->peak_gflops.best, report.calibration->created);
   else
     fmt::print("  roofline: no calibration for this device; `ekb calibrate --backend {}` measures one\n", run.backend);

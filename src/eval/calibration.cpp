@@ -18,7 +18,7 @@ Measurement summarize_higher_is_better(std::vector<double> samples) {
 }
 
 std::string calibration_method(const std::string& backend) {
-  return backend == "cpu" ? "stream plain and streaming stores" : "";
+  return backend == "cpu" ? "stream plain and streaming stores, reads" : "";
 }
 
 bool is_current(const Calibration& c) {
@@ -46,6 +46,7 @@ nlohmann::json to_json(const Calibration& c) {
           {"created", c.created},
           {"bandwidth_gbs", to_json(c.bandwidth_gbs)},
           {"peak_gflops", to_json(c.peak_gflops)},
+          {"read_bandwidth_gbs", to_json(c.read_bandwidth_gbs)},
           {"details", c.details}};
 }
 
@@ -56,6 +57,7 @@ Calibration calibration_from_json(const nlohmann::json& j) {
   c.created = j.value("created", "");
   c.bandwidth_gbs = measurement_from_json(j.at("bandwidth_gbs"));
   c.peak_gflops = measurement_from_json(j.at("peak_gflops"));
+  if (j.contains("read_bandwidth_gbs")) c.read_bandwidth_gbs = measurement_from_json(j["read_bandwidth_gbs"]);
   c.details = j.value("details", nlohmann::json::object());
   return c;
 }

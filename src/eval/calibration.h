@@ -26,16 +26,20 @@ struct Calibration {
   std::string created;  // ISO 8601 UTC
   Measurement bandwidth_gbs;  // GB/s (1e9 bytes per second)
   Measurement peak_gflops;    // GFLOP/s, FP32
+  // GB/s of reads alone (cpu): a core keeps only so many reads in flight, so a kernel that only
+  // reads is capped well below the copy rate (runs 0: not measured, no such roof).
+  Measurement read_bandwidth_gbs;
   nlohmann::json details = nlohmann::json::object();  // per-kernel numbers, threads, SIMD, sizes
 
   double bandwidth_bytes_per_s() const { return bandwidth_gbs.best * 1e9; }
   double peak_flops_per_s() const { return peak_gflops.best * 1e9; }
+  double read_bandwidth_bytes_per_s() const { return read_bandwidth_gbs.runs > 0 ? read_bandwidth_gbs.best * 1e9 : 0; }
 };
 
 // How a backend's calibrations are measured now, stored in their details ("method"); one measured
 // another way (an older version of ekb) is not used: `ekb calibrate` measures a new one. cpu:
-// STREAM with plain and streaming stores (before, plain only: a roof that kernels with streaming
-// stores exceeded by a third); "" for the others.
+// STREAM with plain and streaming stores, and a read-only kernel (before, plain stores only: a roof
+// that kernels with streaming stores exceeded by a third); "" for the others.
 std::string calibration_method(const std::string& backend);
 bool is_current(const Calibration& c);
 

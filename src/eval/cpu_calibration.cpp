@@ -92,6 +92,7 @@ Calibration calibrate_cpu(const CpuCalibrationOptions& options) {
   // The roofs: the best STREAM kernel (plain or streaming stores), and the fastest SIMD variant.
   for (const Measurement* m : {&stream.copy_gbs, &stream.triad_gbs, &stream.copy_streaming_gbs, &stream.triad_streaming_gbs})
     if (m->runs > 0 && m->best > c.bandwidth_gbs.best) c.bandwidth_gbs = *m;
+  c.read_bandwidth_gbs = stream.read_gbs;
   nlohmann::json peak_json = nlohmann::json::object();
   for (const auto& p : peaks) {
     if (p.gflops.best > c.peak_gflops.best) c.peak_gflops = p.gflops;
@@ -107,7 +108,8 @@ Calibration calibrate_cpu(const CpuCalibrationOptions& options) {
                  {"copy_gbs", to_json(stream.copy_gbs)},
                  {"triad_gbs", to_json(stream.triad_gbs)},
                  {"copy_streaming_gbs", to_json(stream.copy_streaming_gbs)},
-                 {"triad_streaming_gbs", to_json(stream.triad_streaming_gbs)}}},
+                 {"triad_streaming_gbs", to_json(stream.triad_streaming_gbs)},
+                 {"read_gbs", to_json(stream.read_gbs)}}},
                {"fma_gflops", peak_json},
                {"seconds",
                 {{"stream", std::chrono::duration<double>(t1 - t0).count()},

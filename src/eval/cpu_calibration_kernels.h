@@ -26,6 +26,8 @@ struct StreamResult {
   // The same with streaming (non-temporal) stores, on x86-64 (runs 0 elsewhere).
   Measurement copy_streaming_gbs;
   Measurement triad_streaming_gbs;
+  // Reads alone (a sum over a), each thread reading its share as two streams at once: 1 array.
+  Measurement read_gbs;
   size_t array_bytes = 0;
 };
 // Bytes are counted as STREAM does: each array element read or written once (a write-allocate

@@ -4,12 +4,22 @@
 
 namespace ekb::eval {
 
+namespace {
+
+double memory_seconds(const WorkCost& cost, const Roofline& roof) {
+  double t = cost.bytes / roof.bandwidth_bytes_per_s;
+  if (roof.read_bandwidth_bytes_per_s > 0) t = std::max(t, cost.read_bytes / roof.read_bandwidth_bytes_per_s);
+  return t;
+}
+
+}  // namespace
+
 double attainable_seconds(const WorkCost& cost, const Roofline& roof) {
-  return std::max(cost.ops / roof.peak_ops_per_s, cost.bytes / roof.bandwidth_bytes_per_s);
+  return std::max(cost.ops / roof.peak_ops_per_s, memory_seconds(cost, roof));
 }
 
 bool memory_bound(const WorkCost& cost, const Roofline& roof) {
-  return cost.bytes / roof.bandwidth_bytes_per_s >= cost.ops / roof.peak_ops_per_s;
+  return memory_seconds(cost, roof) >= cost.ops / roof.peak_ops_per_s;
 }
 
 std::optional<double> roofline_fraction(const WorkCost& cost, const Roofline& roof, double measured_ms) {

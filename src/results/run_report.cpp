@@ -17,7 +17,7 @@ const WorkloadFacts& WorkloadFactsIndex::get(const std::string& workload) {
     f.level = std::string(ir::level_name(w->pattern->module.pattern.level));
     try {
       ir::CostFacts c = ir::compute_cost(suite::bind_workload(*w));
-      f.cost = eval::WorkCost{c.ops(), c.min_bytes};
+      f.cost = eval::WorkCost{c.ops(), c.min_bytes, c.input_bytes};
     } catch (const std::exception&) {
       // An invalid workload has no cost; its results simply get no roofline fraction.
     }

@@ -24,6 +24,27 @@ TEST(Roofline, AttainableTimeIsTheBindingRoof) {
   EXPECT_FALSE(roofline_fraction(memory, Roofline{}, 1.0).has_value());
 }
 
+// Where the calibration measured reads alone, a kernel's reads cannot go faster than that: a GEMV
+// that reads 1 GB and writes nothing is bound by the read rate, a copy by the copy rate.
+TEST(Roofline, ReadsAloneHaveTheirOwnRoof) {
+  Roofline roof{100e9, 40e9, 25e9};
+  WorkCost gemv{0.5e9, 1e9, 1e9};  // reads only: 1 GB at 25 GB/s
+  EXPECT_DOUBLE_EQ(attainable_seconds(gemv, roof), 1.0 / 25);
+  WorkCost copy{0, 2e9, 1e9};      // 1 GB in, 1 GB out: 2 GB at 40 GB/s binds
+  EXPECT_DOUBLE_EQ(attainable_seconds(copy, roof), 2.0 / 40);
+  EXPECT_TRUE(memory_bound(gemv, roof));
+  // No read roof measured (a GPU, an older calibration): the total alone.
+  EXPECT_DOUBLE_EQ(attainable_seconds(gemv, Roofline{100e9, 40e9}), 1.0 / 40);
+  Calibration c;
+  c.bandwidth_gbs = summarize_higher_is_better({40});
+  c.peak_gflops = summarize_higher_is_better({100});
+  EXPECT_DOUBLE_EQ(Roofline::from(c).read_bandwidth_bytes_per_s, 0);
+  c.read_bandwidth_gbs = summarize_higher_is_better({24, 25});
+  EXPECT_DOUBLE_EQ(Roofline::from(c).read_bandwidth_bytes_per_s, 25e9);
+  Calibration back = calibration_from_json(nlohmann::json::parse(to_json(c).dump()));
+  EXPECT_DOUBLE_EQ(back.read_bandwidth_gbs.best, 25);
+}
+
 TEST(Roofline, FromCalibrationUsesTheBestRuns) {
   Calibration c;
   c.bandwidth_gbs = summarize_higher_is_better({9, 10, 8});
@@ -71,6 +92,8 @@ TEST(Calibration, QuickCpuCalibrationMeasuresSomething) {
     best = std::max(best, s[k]["best"].get<double>());
   }
   EXPECT_DOUBLE_EQ(c.bandwidth_gbs.best, best);
+  EXPECT_GT(c.read_bandwidth_gbs.runs, 0);
+  EXPECT_GT(c.read_bandwidth_gbs.best, 0.1);
 #if defined(__x86_64__)
   EXPECT_GT(s["copy_streaming_gbs"]["runs"].get<int>(), 0);
 #endif
