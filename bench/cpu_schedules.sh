@@ -45,9 +45,9 @@ trap 'rm -rf "$work"' EXIT
 
 echo "== load before: $(uptime)"
 if [[ -n "${EKB_RECALIBRATE:-}" ]]; then
-  "$ekb" calibrate --no-db | grep -E "bandwidth|streaming|peak"
+  "$ekb" calibrate --no-db | grep -E "bandwidth|copy|reads alone|peak"
 else
-  "$ekb" calibrate --no-db --if-missing | grep -E "bandwidth|streaming|peak|not measured"
+  "$ekb" calibrate --no-db --if-missing | grep -E "bandwidth|copy|reads alone|peak|not measured"
 fi
 
 "$ekb" eval -s examples/schedules-cpu --call-timeout 120 --db "$work/bench.db" --run cpu-schedules --json "$work/eval.json" \
