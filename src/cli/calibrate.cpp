@@ -125,8 +125,10 @@ eval::Calibration measure(const CalibrateOptions& o) {
 void run_calibrate(const CalibrateOptions& o) {
   if (o.if_missing) {
     if (o.backend != "cpu") throw UsageError("--if-missing is for the cpu backend (a GPU is named by its backend)");
-    if (auto stored = results::load_calibration_file("cpu", runtime::cpu_model_name()); stored && eval::is_current(*stored)) {
-      if (!o.json) fmt::print("a current calibration of this CPU is stored ({}): not measured again\n", stored->created);
+    auto stored = results::load_calibration_file("cpu", runtime::cpu_model_name());
+    if (stored && eval::is_current(*stored)) {
+      if (!o.json)
+        fmt::print("a current calibration of this CPU is stored ({}): not measured again\n", stored->created);
       return;
     }
   }

@@ -99,7 +99,8 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
 
   if ((o.platform || o.device || o.build_options) && o.backend != "opencl")
     throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");
-  if (o.build_options) ::setenv("EKB_OPENCL_BUILD_OPTIONS", o.build_options->c_str(), 1);  // where make_backend finds them
+  // Where make_backend finds them.
+  if (o.build_options) ::setenv("EKB_OPENCL_BUILD_OPTIONS", o.build_options->c_str(), 1);
   if (o.platform || o.device) {
     runtime::opencl::DeviceSelection d = runtime::opencl::DeviceSelection::from_environment();
     if (o.platform) d.platform = *o.platform;

@@ -441,8 +441,11 @@ void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
     out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
     count += (count.empty() ? "" : " * ") + ext;
   }
-  std::optional<int64_t> total = 1;
-  for (const Stmt* l : loops) total = l->extent->kind == ExprKind::IntImm && total ? std::optional(*total * std::max<int64_t>(l->extent->int_value, 0)) : std::nullopt;
+  std::optional<int64_t> total = 1;  // the element count, where every extent is a constant
+  for (const Stmt* l : loops)
+    total = l->extent->kind == ExprKind::IntImm && total
+                ? std::optional(*total * std::max<int64_t>(l->extent->int_value, 0))
+                : std::nullopt;
   open_cooperative_turns(p, rank, count, total, pad2);
   out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
   for (size_t i = loops.size(); i-- > 0;) {  // innermost fastest: adjacent threads, adjacent elements

@@ -90,7 +90,8 @@ Calibration calibrate_cpu(const CpuCalibrationOptions& options) {
   c.device = runtime::cpu_model_name();
   c.created = utc_timestamp_now();
   // The roofs: the best STREAM kernel (plain or streaming stores), and the fastest SIMD variant.
-  for (const Measurement* m : {&stream.copy_gbs, &stream.triad_gbs, &stream.copy_streaming_gbs, &stream.triad_streaming_gbs})
+  for (const Measurement* m :
+       {&stream.copy_gbs, &stream.triad_gbs, &stream.copy_streaming_gbs, &stream.triad_streaming_gbs})
     if (m->runs > 0 && m->best > c.bandwidth_gbs.best) c.bandwidth_gbs = *m;
   c.read_bandwidth_gbs = stream.read_gbs;
   nlohmann::json peak_json = nlohmann::json::object();

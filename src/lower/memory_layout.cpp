@@ -151,8 +151,9 @@ void prefetch(Func& f, const std::string& stage, const std::string& loop, const 
     if (const Stmt* s = find_loop(*f.body, v))
       for_each_expr(*s->body, [&](const Expr& e) { reads |= e.kind == ExprKind::Load && e.name == tensor; });
   if (!reads)
-    throw ScheduleError("stage '" + stage + "' reads no '" + tensor + "' under loop '" + loop + "': nothing to prefetch",
-                        "name the loop of the stage that reads it");
+    throw ScheduleError(
+        "stage '" + stage + "' reads no '" + tensor + "' under loop '" + loop + "': nothing to prefetch",
+        "name the loop of the stage that reads it");
   f.body = rewrite_loops(f.body, l.vars, [&](const Stmt& s) {
     auto n = std::make_shared<Stmt>(s);
     n->prefetches.push_back({tensor, distance});
