@@ -8,7 +8,6 @@
 #include "lower/apply_schedule.h"
 #include "lower/mutator.h"
 #include "lower/simplify.h"
-#include "lower/schedule_loops.h"
 #include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {
@@ -255,16 +254,12 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
               ", " + simd_value(*s.value, lanes) + ");\n";
       return;
     }
-    case lir::StmtKind::For: {
+    case lir::StmtKind::For:
       // Uniform bounds: every lane runs the same iterations (unrolled by clang where constant).
-      const std::string note = loop_annotation(s);
-      if (!note.empty()) out_ += pad + note + "\n";
-      out_ += pad + "for (" + value_type(ScalarType::Index) + " " + s.name + " = " + expr(*s.min) + "; " + s.name +
-              " < " + expr(*lir::simplify(lir::binary(lir::BinOp::Add, s.min, s.extent))) + "; ++" + s.name + ") {\n";
+      open_loop(s, indent);
       simd_stmt(*s.body, lanes, indent + 2);
       out_ += pad + "}\n";
       return;
-    }
     case lir::StmtKind::DeclareVar:
       out_ += pad + vector_type_name(lanes.element, lanes.width) + " " + s.name + " = " + simd_value(*s.value, lanes) +
               ";\n";

@@ -372,22 +372,25 @@ std::string CLikeEmitter::store_text(const Stmt& store, const std::string& index
 }
 
 // ------------------------------------------------------------------------------- statements
+void CLikeEmitter::open_loop(const Stmt& s, int indent) {
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  const std::string note = loop_annotation(s);
+  if (!note.empty()) out_ += pad + note + "\n";
+  std::string end = expr(*lir::simplify(lir::binary(BinOp::Add, s.min, s.extent)));  // after '<': keep parens
+  std::string it = value_type(ScalarType::Index);
+  out_ += pad + "for (" + it + " " + s.name + " = " + unparen(expr(*s.min)) + "; " + s.name + " < " + end + "; ++" +
+          s.name + ") {\n";
+  loop_prologue(s, indent + 2);
+}
+
 void CLikeEmitter::stmt(const Stmt& s, int indent) {
   std::string pad(static_cast<size_t>(indent), ' ');
   switch (s.kind) {
-    case StmtKind::For: {
-      std::string note = loop_annotation(s);
-      if (!note.empty()) out_ += pad + note + "\n";
-      std::string end =
-          expr(*lir::simplify(lir::binary(BinOp::Add, s.min, s.extent)));  // after '<': keep parens
-      std::string it = value_type(ScalarType::Index);
-      out_ += pad + "for (" + it + " " + s.name + " = " + unparen(expr(*s.min)) + "; " + s.name + " < " +
-              end + "; ++" + s.name + ") {\n";
-      loop_prologue(s, indent + 2);
+    case StmtKind::For:
+      open_loop(s, indent);
       stmt(*s.body, indent + 2);
       out_ += pad + "}\n";
       return;
-    }
     case StmtKind::Store:
       if (s.indices.size() != 1) throw std::logic_error("emitter: store to '" + s.name + "' is not flat");
       out_ += pad + store_text(s, unparen(expr(*s.indices[0])), unparen(expr(*s.value))) + "\n";

@@ -72,6 +72,8 @@ class CLikeEmitter {
   // Virtual so that a GPU emitter prints the loops bound to blocks and threads, barriers and shared
   // allocations its own way and leaves the rest to this one.
   virtual void stmt(const lir::Stmt& s, int indent);
+  // A For's annotation, its header up to "{" and its prologue (the body and "}" are the caller's).
+  void open_loop(const lir::Stmt& loop, int indent);
   // Records that the body calls helper `name` (and what it needs); returns the name.
   const std::string& use_helper(const std::string& name);
 

@@ -424,6 +424,22 @@ void GpuEmitter::combine_by_tree(const std::vector<lir::ThreadAccumulator>& accu
   out_ += barrier;  // every thread has read its total before the slots are reused
 }
 
+namespace {
+
+// The turns a cooperative copy nest takes between the threads: the product of its loops' extents,
+// the innermost counted in groups of `group` (4 floats per load), where every extent is a constant.
+std::optional<int64_t> constant_count(const std::vector<const Stmt*>& loops, int64_t group) {
+  int64_t total = 1;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const Expr& e = *loops[i]->extent;
+    if (e.kind != ExprKind::IntImm) return std::nullopt;
+    total *= std::max<int64_t>(i + 1 == loops.size() ? e.int_value / group : e.int_value, 0);
+  }
+  return total;
+}
+
+}  // namespace
+
 void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
   std::vector<const Stmt*> loops;
   const Stmt* s = &nest;
@@ -441,12 +457,7 @@ void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
     out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
     count += (count.empty() ? "" : " * ") + ext;
   }
-  std::optional<int64_t> total = 1;  // the element count, where every extent is a constant
-  for (const Stmt* l : loops)
-    total = l->extent->kind == ExprKind::IntImm && total
-                ? std::optional(*total * std::max<int64_t>(l->extent->int_value, 0))
-                : std::nullopt;
-  open_cooperative_turns(p, rank, count, total, pad2);
+  open_cooperative_turns(p, rank, count, constant_count(loops, 1), pad2);
   out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
   for (size_t i = loops.size(); i-- > 0;) {  // innermost fastest: adjacent threads, adjacent elements
     const std::string ext = p + "_extent" + std::to_string(i);
@@ -572,14 +583,7 @@ bool GpuEmitter::vectorized_copy(const std::vector<const Stmt*>& loops, const St
     out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
     count += (count.empty() ? "" : " * ") + ext;
   }
-  std::optional<int64_t> total = 1;
-  for (size_t i = 0; i < loops.size(); ++i) {
-    const Expr& e = *loops[i]->extent;
-    total = e.kind == ExprKind::IntImm && total
-                ? std::optional(*total * std::max<int64_t>(i + 1 == loops.size() ? e.int_value / 4 : e.int_value, 0))
-                : std::nullopt;
-  }
-  open_cooperative_turns(p, rank, count, total, pad2);
+  open_cooperative_turns(p, rank, count, constant_count(loops, 4), pad2);
   out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
   for (size_t i = loops.size(); i-- > 0;) {
     const std::string ext = p + "_extent" + std::to_string(i);

@@ -28,7 +28,8 @@ struct SimdLoop {
   std::string lane;          // the loop's variable
   int64_t width = 0;         // lanes
   ir::ScalarType element{};  // f32 or f64
-  // Lets of the body whose value depends on the lane (each one a vector).
+  // Lets of the body whose value depends on the lane, and the body's own variables (each one a
+  // vector).
   std::set<std::string> varying_lets;
 
   // Whether e depends on the lane (through the loop variable or a varying let).
