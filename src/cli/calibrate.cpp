@@ -83,6 +83,14 @@ void print_calibration(const eval::Calibration& c) {
     fmt::print("  peak FP16 (half2) {:8.1f} GFLOP/s   ({}; not a roof: workloads are charged at the FP32 rate)\n",
                m.best, spread_line(m, "GFLOP/s"));
   }
+  if (d.contains("launch")) {  // cuda, opencl
+    std::string cells;
+    for (const auto& [queue, t] : d["launch"]["empty_kernel_us"].items())
+      cells += fmt::format("{}{} {:.1f} us ({:.1f}-{:.1f})", cells.empty() ? "" : ", ", queue, t["median"].get<double>(),
+                           t["p25"].get<double>(), t["p75"].get<double>());
+    fmt::print("  launch floor      {}\n    (empty kernels, median (IQR) of {}: the fixed cost in every timed call)\n",
+               cells, d["launch"]["runs"].get<int>());
+  }
   fmt::print("  ridge point       {:8.1f} FLOP/byte (kernels below it are memory bound)\n",
              c.peak_gflops.best / c.bandwidth_gbs.best);
 }

@@ -2,7 +2,10 @@
 // roofline that `ekb calibrate` measures and roofline fractions are computed against.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ekb::eval {
 
@@ -47,6 +50,12 @@ nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Calibration& c);
 Calibration calibration_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception
+
+// A GPU backend's launch floor, the fixed cost every timed call carries: `runs` timings (ms) of
+// each named way of launching empty kernels (on an idle queue, queued behind a cache flush as the
+// executors time a call, two in a row behind it), interleaved after one warm-up of each, as
+// {"empty_kernel_us": {name: {median, p25, p75}, ...}, "runs": runs}.
+nlohmann::json launch_floor_json(int runs, const std::vector<std::pair<std::string, std::function<double()>>>& timers);
 
 // Now as "2024-05-01T12:34:56Z".
 std::string utc_timestamp_now();

@@ -32,6 +32,11 @@ __kernel void ekb_triad(__global float4* restrict a, __global const float4* rest
   for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) a[i] = b[i] + s * c[i];
 }
 
+// Nothing to do: the fixed cost of one timed call (the launch floor).
+__kernel void ekb_empty(__global float* out) {
+  if (get_group_id(0) == 0xffffffffu) out[get_local_id(0)] = 0.0f;
+}
+
 // float4 chains: explicit SIMD for CPU devices (PoCL does not vectorize this loop across
 // work-items), four independent scalar FMAs on GPUs.
 __kernel void ekb_fma_f32(__global float* out, float m, float c, int iterations) {
@@ -53,7 +58,7 @@ __kernel void ekb_fma_f32(__global float* out, float m, float c, int iterations)
 }
 )";
 
-const std::vector<std::string> kKernelNames = {"ekb_copy", "ekb_triad", "ekb_fma_f32"};
+const std::vector<std::string> kKernelNames = {"ekb_copy", "ekb_triad", "ekb_empty", "ekb_fma_f32"};
 
 // A context, a profiling in-order queue and the built program on one device, released in reverse.
 class ClSession {
@@ -111,13 +116,17 @@ class ClSession {
   double time_ms(Enqueue&& enqueue) {
     cl_event event = nullptr;
     enqueue(&event);
-    cl::check(api_->clWaitForEvents(1, &event), "clWaitForEvents");
+    return span_ms({event});
+  }
+  // Milliseconds from the first command's start to the last one's end; releases the events.
+  double span_ms(const std::vector<cl_event>& events) {
+    cl::check(api_->clWaitForEvents(static_cast<cl_uint>(events.size()), events.data()), "clWaitForEvents");
     cl_ulong start = 0, end = 0;
-    cl::check(api_->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr),
+    cl::check(api_->clGetEventProfilingInfo(events.front(), CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr),
               "clGetEventProfilingInfo");
-    cl::check(api_->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr),
+    cl::check(api_->clGetEventProfilingInfo(events.back(), CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr),
               "clGetEventProfilingInfo");
-    api_->clReleaseEvent(event);
+    for (cl_event e : events) api_->clReleaseEvent(e);
     return static_cast<double>(end - start) * 1e-6;
   }
   void launch(cl_kernel k, size_t global, cl_event* event) {
@@ -204,6 +213,28 @@ Calibration calibrate_opencl(const OpenCLCalibrationOptions& options) {
   expect(session.read<float>(a, last) == 1.0f, "the copy kernel did not copy");
   Measurement triad_gbs = measure_rate(session, runs, 3 * bytes, [&](cl_event* e) { session.launch(triad, stream_items, e); });
   expect(session.read<float>(a, last) == 7.0f, "the triad kernel computed a wrong value");
+  // The launch floor: an empty kernel timed as the executor times a call, queued behind a 64 MiB
+  // fill (its cache flush), and on an idle queue.
+  cl_kernel empty = session.kernel("ekb_empty", {{&a, sizeof a}});
+  const size_t flush_bytes = std::min<size_t>(array_bytes, size_t{64} << 20);
+  auto run_empty = [&](cl_event* e) { session.launch(empty, kGroup, e); };
+  const nlohmann::json launch = launch_floor_json(
+      options.quick ? 5 : 101,
+      {{"idle", [&] {
+          cl::check(session.api().clFinish(session.queue()), "clFinish");
+          return session.time_ms(run_empty);
+        }},
+       {"after_flush", [&] {
+          session.fill(c, 2.0f, flush_bytes);
+          return session.time_ms(run_empty);
+        }},
+       {"two_after_flush", [&] {  // from the first one's start to the second one's end
+          session.fill(c, 2.0f, flush_bytes);
+          cl_event first = nullptr, second = nullptr;
+          run_empty(&first);
+          run_empty(&second);
+          return session.span_ms({first, second});
+        }}});
   const auto t1 = std::chrono::steady_clock::now();
 
   // Peak FP32: 2048 work-items per compute unit on GPUs; on CPUs (PoCL) a group per unit is plenty.
@@ -242,6 +273,7 @@ Calibration calibrate_opencl(const OpenCLCalibrationOptions& options) {
                   {{"array_bytes", array_bytes},
                    {"copy_kernel_gbs", to_json(copy_gbs)},
                    {"triad_kernel_gbs", to_json(triad_gbs)}}},
+                 {"launch", launch},
                  {"fp32_fma_gflops", to_json(fp32)},
                  {"seconds",
                   {{"bandwidth", std::chrono::duration<double>(t1 - t0).count()},

@@ -72,6 +72,12 @@ TEST(CudaCalibration, OnADeviceMeasuresPlausibleRoofsUnderTheRunsDeviceName) {
   EXPECT_GT(measurement_from_json(c.details.at("fp16x2_fma_gflops")).best, 500.0);
   for (const char* kernel : {"copy_kernel_gbs", "triad_kernel_gbs", "memcpy_gbs"})
     EXPECT_LE(c.details["bandwidth"][kernel]["best"].get<double>(), c.bandwidth_gbs.best) << kernel;
+  // The launch floor: an empty kernel takes a microsecond or a few, never a millisecond.
+  for (const char* queue : {"idle", "after_flush", "two_after_flush"}) {
+    const double median = c.details["launch"]["empty_kernel_us"][queue]["median"].get<double>();
+    EXPECT_GT(median, 0.0) << queue;
+    EXPECT_LT(median, 1000.0) << queue;
+  }
 
   // Stored as a file under the cache directory (as `ekb calibrate` stores it), found again by the
   // backend and the device name that runs record.

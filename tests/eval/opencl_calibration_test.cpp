@@ -26,6 +26,13 @@ TEST(OpenCLCalibration, MeasuresPlausibleRoofsUnderTheRunsDeviceName) {
   EXPECT_GT(c.peak_gflops.best, 0.5);
   EXPECT_LE(c.details["bandwidth"]["copy_kernel_gbs"]["best"].get<double>(), c.bandwidth_gbs.best);
   EXPECT_GT(c.details["fp32_fma_gflops"]["runs"].get<int>(), 1);
+  // The launch floor: an empty kernel takes some time, and less than a millisecond anywhere.
+  const auto& empty = c.details["launch"]["empty_kernel_us"];
+  for (const char* queue : {"idle", "after_flush", "two_after_flush"}) {
+    EXPECT_GT(empty[queue]["median"].get<double>(), 0.0) << queue;
+    EXPECT_LT(empty[queue]["median"].get<double>(), 1000.0) << queue;
+    EXPECT_LE(empty[queue]["p25"].get<double>(), empty[queue]["p75"].get<double>()) << queue;
+  }
 }
 
 TEST(OpenCLCalibration, AMissingPlatformIsRefusedPlainly) {

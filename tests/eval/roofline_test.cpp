@@ -115,5 +115,21 @@ TEST(Calibration, OlderCpuMethodIsNotCurrent) {
   EXPECT_TRUE(is_current(gpu));
 }
 
+// The launch floor's statistics are those of the timings it is given, in microseconds, each way of
+// launching its own (they are interleaved, after one warm-up call of each).
+TEST(Calibration, LaunchFloorSummarizesBothQueuesInMicroseconds) {
+  int idle_calls = 0, flush_calls = 0;
+  const nlohmann::json j = launch_floor_json(
+      4, {{"idle", [&] { return 0.001 * ++idle_calls; }}, {"after_flush", [&] { return 0.010 * ++flush_calls; }}});
+  EXPECT_EQ(idle_calls, 5);
+  EXPECT_EQ(flush_calls, 5);
+  EXPECT_EQ(j["runs"].get<int>(), 4);
+  // Timed calls 2..5 (the first is the warm-up): 2, 3, 4, 5 us and 20, 30, 40, 50 us.
+  EXPECT_NEAR(j["empty_kernel_us"]["idle"]["median"].get<double>(), 3.5, 1e-9);
+  EXPECT_NEAR(j["empty_kernel_us"]["after_flush"]["median"].get<double>(), 35.0, 1e-9);
+  EXPECT_LT(j["empty_kernel_us"]["after_flush"]["p25"].get<double>(), 35.0);
+  EXPECT_GT(j["empty_kernel_us"]["after_flush"]["p75"].get<double>(), 35.0);
+}
+
 }  // namespace
 }  // namespace ekb::eval
