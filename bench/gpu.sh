@@ -178,6 +178,9 @@ print(f"  bandwidth {c['bandwidth_gbs']['best']:.0f} GB/s (copy kernel {best(b['
       f" cuMemcpyDtoD {best(b['memcpy_gbs']):.0f}; spread {100 * (1 - c['bandwidth_gbs']['worst'] / c['bandwidth_gbs']['best']):.1f}%)")
 print(f"  FP32 FMA {c['peak_gflops']['best'] / 1e3:.1f} TFLOP/s, FP16 half2 FMA {best(d['fp16x2_fma_gflops']) / 1e3:.1f} TFLOP/s;"
       f" ridge {c['peak_gflops']['best'] / c['bandwidth_gbs']['best']:.1f} FLOP/byte; {sum(d['seconds'].values()):.1f} s")
+if "launch" in d:  # the fixed cost of a timed call: empty kernels, median (IQR) in us
+    print("  launch floor " + ", ".join(f"{k} {t['median']:.1f} us ({t['p25']:.1f}-{t['p75']:.1f})"
+                                        for k, t in d["launch"]["empty_kernel_us"].items()))
 PY
 else
   echo "  failed: $(tail -3 "$work/calibrate.err")"
