@@ -81,7 +81,8 @@ def pct(x):
 
 print()
 print(f"{'workload':<38} {'bound':<7} {'default ms (IQR)':>26} {'scheduled ms (IQR)':>26} {'vendor ms (IQR)':>26}"
-      f" {'x sched':>8} {'x vendor':>8} {'roof def':>8} {'roof sch':>8} {'roof ven':>8} {'sch/ven':>7}")
+      f" {'x sched':>8} {'x vendor':>8} {'roof def':>8} {'roof sch':>8} {'roof ven':>8} {'sch/ven':>7}"
+      f" {'copy ms':>8} {'of copy':>7}")
 for w, r in results.items():
     roof = r.get("roofline") or {}
     bound = roof.get("bound", "-")
@@ -96,9 +97,15 @@ for w, r in results.items():
         note = f"  (vendor: {v['error'][:60]})"
     x_vendor = f"{base['median'] / vt['median']:7.2f}x" if vt else "       -"
     sch_ven = f"{vt['median'] / sched['median']:6.2f}" if vt else "      -"
+    copy = (v.get("copy") or {}).get("time_ms") if bound == "memory" else None
+    copy_cells = f" {copy['median']:8.3f} {pct(copy['median'] / sched['median']):>7}" if copy else ""
     print(f"{w:<38} {bound:<7} {cell(base):>26} {cell(sched):>26} {cell(vt):>26} {r['speedup']:7.2f}x {x_vendor}"
-          f" {pct(roof.get('baseline_fraction')):>8} {pct(roof.get('fraction')):>8} {pct(v.get('roofline_fraction')):>8} {sch_ven}{note}")
+          f" {pct(roof.get('baseline_fraction')):>8} {pct(roof.get('fraction')):>8} {pct(v.get('roofline_fraction')):>8} {sch_ven}"
+          f"{copy_cells}{note}")
 print()
 print("x sched / x vendor: speedup over the default lowering (ratio of medians); roof: fraction of the")
-print("roofline (memory-bound rows: of the measured bandwidth); sch/ven: scheduled rate / vendor rate.")
+print("roofline (memory-bound rows: of the measured bandwidth); sch/ven: scheduled rate / vendor rate;")
+print("copy: a same-size copy (the row's input bytes read, its output bytes written with streaming stores,")
+print("all cores, compiled and timed cold like a candidate): the rate a kernel of that size can reach;")
+print("of copy: its time / the scheduled time.")
 PY

@@ -14,9 +14,16 @@
 // Supported: linalg.gemm (cblas_sgemm), nn.pwconv (one sgemm over pixels), nn.conv2d (im2col, then
 // one sgemm). Prints one JSON object per workload, one per line; the first line says which kernel
 // OpenBLAS chose.
+// Every workload also gets a same-size copy ("copy"): a kernel that reads as many bytes as the
+// workload's inputs and writes as many as its outputs (streaming stores, all cores, OpenMP), compiled
+// by the cpu backend exactly as candidates are (clang, the same flags, libomp) and timed cold the
+// same way. It is the rate a kernel of that size can reach, as `bench/gpu.sh` prints for GPUs: the
+// calibrated bandwidth is a long stream's, and a kernel of a few hundred KB cannot amortize the
+// thread start and the first cold misses as one of hundreds of MB does.
 //
 // Usage: ekb_cpu_vendor WORKLOAD...
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <chrono>
 #include <cstring>
@@ -144,6 +151,47 @@ VendorFactory vendor_for(const std::string& pattern) {
   return nullptr;
 }
 
+// dst[i] = src[i] over the outputs' floats, then a sum over the inputs' floats beyond them (read, not
+// written), both split over the threads; streaming stores where the vector is aligned.
+constexpr const char* kSameSizeCopySource = R"(
+#include <immintrin.h>
+void ekb_same_size_copy(const float* src, long n_src, float* dst, long n_dst, float* sink) {
+  const long n_copy = n_dst < n_src ? n_dst : n_src;
+  float total = 0.0f;
+  #pragma omp parallel reduction(+ : total)
+  {
+    #pragma omp for nowait
+    for (long i = 0; i < n_copy / 16 * 16; i += 16) _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));
+    __m512 acc = _mm512_setzero_ps();
+    #pragma omp for nowait
+    for (long i = n_copy / 16 * 16; i < n_src / 16 * 16; i += 16) acc = _mm512_add_ps(acc, _mm512_loadu_ps(src + i));
+    total += _mm512_reduce_add_ps(acc);
+  }
+  for (long i = n_copy / 16 * 16; i < n_dst; ++i) dst[i] = src[i < n_src ? i : 0];
+  _mm_sfence();
+  *sink = total;
+}
+)";
+
+using SameSizeCopy = void (*)(const float*, long, float*, long, float*);
+
+// The copy kernel, compiled once by the cpu backend (its compile cache) and opened with dlopen.
+SameSizeCopy same_size_copy_kernel() {
+  static SameSizeCopy kernel = [] {
+    runtime::CpuBackend backend;
+    runtime::Source source;
+    source.language = runtime::Language::C;
+    source.text = kSameSizeCopySource;
+    source.origin = "bench/cpu_vendor.cpp:same_size_copy";
+    runtime::CompileOutcome built = backend.compile(source);
+    if (!built.ok) throw std::runtime_error("the same-size copy did not compile: " + built.message);
+    void* library = ::dlopen(built.artifact->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+    return reinterpret_cast<SameSizeCopy>(::dlsym(library, "ekb_same_size_copy"));
+  }();
+  return kernel;
+}
+
 // eval::time_interleaved's loop for a single kernel: same options, same stopping rule.
 eval::TimeStats time_cold(const VendorKernel& v, const eval::TimingOptions& o) {
   using Clock = std::chrono::steady_clock;
@@ -171,6 +219,28 @@ eval::TimeStats time_cold(const VendorKernel& v, const eval::TimingOptions& o) {
   return eval::summarize_times(std::move(ms));
 }
 
+// The same-size copy of a workload: its input and output bytes, rounded up to whole floats.
+nlohmann::json bench_same_size_copy(const ir::CostFacts& cost) {
+  const long n_src = static_cast<long>((cost.input_bytes + 3) / 4), n_dst = static_cast<long>((cost.output_bytes + 3) / 4);
+  // 64-byte aligned, as the arena aligns a candidate's tensors (streaming stores need it).
+  std::vector<float> src_storage(static_cast<size_t>(n_src) + 16), dst_storage(static_cast<size_t>(n_dst) + 16);
+  auto aligned = [](std::vector<float>& v) {
+    return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(v.data()) + 63) & ~uintptr_t{63});
+  };
+  float *src = aligned(src_storage), *dst = aligned(dst_storage);
+  for (long i = 0; i < n_src; ++i) src[i] = static_cast<float>(i % 1024);
+  float sink = 0;
+  SameSizeCopy copy = same_size_copy_kernel();
+  VendorKernel v{"same-size copy", [&] { copy(src, n_src, dst, n_dst, &sink); },
+                 {{src, static_cast<size_t>(n_src) * 4}, {dst, static_cast<size_t>(n_dst) * 4}}};
+  v.call();
+  for (long i = 0; i < std::min(n_src, n_dst); i += std::max<long>(1, n_dst / 97))
+    if (dst[i] != src[i]) throw std::runtime_error("the same-size copy did not copy");
+  const eval::TimeStats t = time_cold(v, eval::TimingOptions{});
+  return {{"time_ms", {{"median", t.median_ms}, {"p25", t.p25_ms}, {"p75", t.p75_ms}, {"runs", t.runs}}},
+          {"gbs", cost.min_bytes / (t.median_ms * 1e-3) / 1e9}};
+}
+
 nlohmann::json bench_workload(const suite::Suite& s, const std::string& name,
                               const std::optional<eval::Roofline>& roof) {
   nlohmann::json j = {{"workload", name}};
@@ -178,6 +248,7 @@ nlohmann::json bench_workload(const suite::Suite& s, const std::string& name,
   if (!w) return j["error"] = "no such workload", j;
   VendorFactory factory = vendor_for(w->pattern->name());
   ir::Instance inst = suite::bind_workload(*w);
+  j["copy"] = bench_same_size_copy(ir::compute_cost(inst));
   if (!factory || inst.tensors.front().type != ir::ScalarType::F32)
     return j["error"] = "no vendor kernel for this pattern and type", j;
 
