@@ -15,7 +15,8 @@
 # attainable time / median time, attainable = max(ops / peak FLOP rate, bytes / bandwidth) from
 # `ekb calibrate` (src/eval/roofline.h), as in `ekb eval`'s report.
 # OpenBLAS: the machine's OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE hold it back, so the vendor
-# command alone runs without them; the kernel OpenBLAS chose is printed.
+# command alone runs without them; where OpenBLAS then falls back to its generic kernel on an
+# AVX-512 CPU it does not know, SkylakeX is named for it; the kernel OpenBLAS chose is printed.
 # The machine's load (uptime) is printed before and after: 2 shared cores make every number noisy.
 #
 # Usage: bench/cpu_schedules.sh [build dir] [workload ...]   (default: build, the table's workloads)
@@ -55,7 +56,17 @@ fi
 grep -E "^  roofline" "$work/eval.log" || true
 
 if [[ -x "$vendor" ]]; then
-  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$vendor" "${workloads[@]}" > "$work/vendor.jsonl"
+  # OpenBLAS picks its kernel by CPU model; a model newer than the build (0.3.21 does not know
+  # Emerald Rapids, model 207) gets the generic SSE3 "Prescott" kernel, a fifth of the machine's
+  # rate. Then, on an AVX-512 CPU, the benchmark names SkylakeX (OpenBLAS's AVX-512 kernel) for it.
+  vendor_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
+  "${vendor_env[@]}" "$vendor" linalg.gemm/medium > "$work/probe.jsonl" || true
+  core=$(head -1 "$work/probe.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["openblas_core"])' || true)
+  if [[ "$core" == Prescott ]] && grep -qw avx512f /proc/cpuinfo; then
+    echo "(OpenBLAS does not know this CPU and chose its Prescott kernel: OPENBLAS_CORETYPE=SkylakeX for the vendor column)"
+    vendor_env+=(OPENBLAS_CORETYPE=SkylakeX)
+  fi
+  "${vendor_env[@]}" "$vendor" "${workloads[@]}" > "$work/vendor.jsonl"
 else
   echo "(no $vendor: OpenBLAS was not found when building, so there is no vendor column)"
   : > "$work/vendor.jsonl"
