@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The hand-written CPU schedules (examples/schedules-cpu) against the default lowering and, where
-# one exists, a vendor library (issue #4's performance table). One row per workload, three columns:
+# one exists, a vendor library (issue #4's performance table). One row per workload, four columns:
 #  - default:   the native compiler's default lowering (single-threaded plain loops), the baseline
 #               `ekb eval` measures every candidate against;
 #  - scheduled: the IR solution with its schedule layer, evaluated by `ekb eval -s examples/schedules-cpu`;
 #  - vendor:    OpenBLAS (gemm: cblas_sgemm; pwconv: one sgemm; conv2d: im2col + sgemm), timed by
-#               build/ekb_cpu_vendor (bench/cpu_vendor.cpp).
+#               build/ekb_cpu_vendor (bench/cpu_vendor.cpp);
+#  - copy:      for memory-bound rows, a same-size copy (the row's input bytes read, its output bytes
+#               written with streaming stores, all cores), compiled by the cpu backend as candidates
+#               are and timed by the vendor binary: the rate a kernel of that size reaches here now
+#               (docs/METRICS.md, "Rooflines on CPUs"), printed with the schedule's fraction of it.
 # How it is measured: default and scheduled by `ekb eval` (src/eval/timing.h: interleaved in one
 # worker, each call cold — the kernel's buffers flushed from the caches outside the timed interval —,
 # at least 5 runs and 0.1 s, until both medians are known to 1%). The vendor column uses the same
