@@ -64,8 +64,7 @@ if [[ -x "$vendor" ]]; then
   # Emerald Rapids, model 207) gets the generic SSE3 "Prescott" kernel, a fifth of the machine's
   # rate. Then, on an AVX-512 CPU, the benchmark names SkylakeX (OpenBLAS's AVX-512 kernel) for it.
   vendor_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
-  "${vendor_env[@]}" "$vendor" linalg.gemm/medium > "$work/probe.jsonl" || true
-  core=$(head -1 "$work/probe.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["openblas_core"])' || true)
+  core=$("${vendor_env[@]}" "$vendor" --core | python3 -c 'import json,sys; print(json.load(sys.stdin)["openblas_core"])' || true)
   if [[ "$core" == Prescott ]] && grep -qw avx512f /proc/cpuinfo; then
     echo "(OpenBLAS does not know this CPU and chose its Prescott kernel: OPENBLAS_CORETYPE=SkylakeX for the vendor column)"
     vendor_env+=(OPENBLAS_CORETYPE=SkylakeX)

@@ -14,14 +14,14 @@
 // Supported: linalg.gemm (cblas_sgemm), nn.pwconv (one sgemm over pixels), nn.conv2d (im2col, then
 // one sgemm). Prints one JSON object per workload, one per line; the first line says which kernel
 // OpenBLAS chose.
-// Every workload also gets a same-size copy ("copy"): a kernel that reads as many bytes as the
+// Every memory-bound workload also gets a same-size copy ("copy"): a kernel that reads as many bytes as the
 // workload's inputs and writes as many as its outputs (streaming stores, all cores, OpenMP), compiled
 // by the cpu backend exactly as candidates are (clang, the same flags, libomp) and timed cold the
 // same way. It is the rate a kernel of that size can reach, as `bench/gpu.sh` prints for GPUs: the
 // calibrated bandwidth is a long stream's, and a kernel of a few hundred KB cannot amortize the
 // thread start and the first cold misses as one of hundreds of MB does.
 //
-// Usage: ekb_cpu_vendor WORKLOAD...
+// Usage: ekb_cpu_vendor WORKLOAD...   (--core: only the line saying which kernel OpenBLAS chose)
 #include <cblas.h>
 #include <dlfcn.h>
 
@@ -192,6 +192,11 @@ SameSizeCopy same_size_copy_kernel() {
   return kernel;
 }
 
+// A TimeStats as the results' "time_ms" object.
+nlohmann::json time_json(const eval::TimeStats& t) {
+  return {{"median", t.median_ms}, {"p25", t.p25_ms}, {"p75", t.p75_ms}, {"runs", t.runs}};
+}
+
 // eval::time_interleaved's loop for a single kernel: same options, same stopping rule.
 eval::TimeStats time_cold(const VendorKernel& v, const eval::TimingOptions& o) {
   using Clock = std::chrono::steady_clock;
@@ -237,8 +242,7 @@ nlohmann::json bench_same_size_copy(const ir::CostFacts& cost) {
   for (long i = 0; i < std::min(n_src, n_dst); i += std::max<long>(1, n_dst / 97))
     if (dst[i] != src[i]) throw std::runtime_error("the same-size copy did not copy");
   const eval::TimeStats t = time_cold(v, eval::TimingOptions{});
-  return {{"time_ms", {{"median", t.median_ms}, {"p25", t.p25_ms}, {"p75", t.p75_ms}, {"runs", t.runs}}},
-          {"gbs", cost.min_bytes / (t.median_ms * 1e-3) / 1e9}};
+  return {{"time_ms", time_json(t)}, {"gbs", cost.min_bytes / (t.median_ms * 1e-3) / 1e9}};
 }
 
 nlohmann::json bench_workload(const suite::Suite& s, const std::string& name,
@@ -248,7 +252,10 @@ nlohmann::json bench_workload(const suite::Suite& s, const std::string& name,
   if (!w) return j["error"] = "no such workload", j;
   VendorFactory factory = vendor_for(w->pattern->name());
   ir::Instance inst = suite::bind_workload(*w);
-  j["copy"] = bench_same_size_copy(ir::compute_cost(inst));
+  const ir::CostFacts cost = ir::compute_cost(inst);
+  const eval::WorkCost work{cost.ops(), cost.min_bytes, cost.input_bytes};
+  // The copy is the yardstick of memory-bound rows only (the table prints it for those).
+  if (roof && eval::memory_bound(work, *roof)) j["copy"] = bench_same_size_copy(cost);
   if (!factory || inst.tensors.front().type != ir::ScalarType::F32)
     return j["error"] = "no vendor kernel for this pattern and type", j;
 
@@ -269,10 +276,9 @@ nlohmann::json bench_workload(const suite::Suite& s, const std::string& name,
   if (verdict.error != eval::ErrorKind::None) return j["error"] = verdict.message, j;
 
   eval::TimeStats t = time_cold(v, eval::TimingOptions{});
-  j["time_ms"] = {{"median", t.median_ms}, {"p25", t.p25_ms}, {"p75", t.p75_ms}, {"runs", t.runs}};
-  ir::CostFacts cost = ir::compute_cost(inst);
+  j["time_ms"] = time_json(t);
   if (roof) {
-    auto fraction = eval::roofline_fraction(eval::WorkCost{cost.ops(), cost.min_bytes, cost.input_bytes}, *roof, t.median_ms);
+    auto fraction = eval::roofline_fraction(work, *roof, t.median_ms);
     j["roofline_fraction"] = fraction ? nlohmann::json(*fraction) : nlohmann::json(nullptr);
   }
   return j;
@@ -281,8 +287,9 @@ nlohmann::json bench_workload(const suite::Suite& s, const std::string& name,
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool core_only = argc == 2 && std::string(argv[1]) == "--core";
   if (argc < 2) {
-    std::cerr << "usage: ekb_cpu_vendor WORKLOAD...\n";
+    std::cerr << "usage: ekb_cpu_vendor WORKLOAD... | --core\n";
     return 2;
   }
   std::cout << nlohmann::json{{"openblas_core", openblas_get_corename()},
@@ -290,6 +297,7 @@ int main(int argc, char** argv) {
                               {"openblas_threads", openblas_get_num_threads()}}
                    .dump()
             << "\n";
+  if (core_only) return 0;
   const suite::Suite s = suite::Suite::load();
   auto calibration = results::find_calibration(nullptr, "cpu", runtime::cpu_model_name());
   std::optional<eval::Roofline> roof;
