@@ -65,8 +65,16 @@ std::string CEmitter::half_conversion(ScalarType half, bool to_half) const {
 
 std::string CEmitter::loop_annotation(const lir::Stmt& loop) const {
   switch (loop.for_kind) {
-    case lir::ForKind::Parallel:
-      return "#pragma omp parallel for";
+    case lir::ForKind::Parallel: {
+      // The arguments as copies in each thread: shared, they are reached through the address the
+      // outlined loop body receives, and reloaded after every call it makes (a vector expf).
+      std::string names;
+      for (const lir::Buffer& b : f_.buffers)
+        if (b.role != lir::BufferRole::Temp) names += (names.empty() ? "" : ", ") + b.name;
+      for (const lir::Param& p : f_.params) names += (names.empty() ? "" : ", ") + p.name;
+      if (f_.scratch_bytes > 0) names += (names.empty() ? "" : ", ") + std::string("scratch");
+      return "#pragma omp parallel for" + (names.empty() ? "" : " firstprivate(" + names + ")");
+    }
     case lir::ForKind::Vectorized: {
       // The schedule proved the iterations independent (schedule_loop_kinds.h), so clang need not.
       // The loop's extent is the SIMD width: without unroll(disable), clang fully unrolls such a
@@ -175,7 +183,10 @@ std::string CEmitter::entry_end() const {
 void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
   if (loop.prefetches.empty()) return;
   const std::string pad(static_cast<size_t>(indent), ' ');
-  // The loops inside the body stand at their first iteration (an explicit SIMD loop's lane 0).
+  // The loops inside the body stand at their first iteration (an explicit SIMD loop's lane 0) and
+  // at their last: every cache line between the two is prefetched, up to kMaxPrefetchLines (an
+  // unrolled body reads several vectors; a longer inner loop is left to the hardware prefetcher).
+  constexpr int64_t kLineBytes = 64, kMaxPrefetchLines = 8;
   std::vector<const lir::Stmt*> inner;
   lir::for_each_stmt(*loop.body, [&](const lir::Stmt& s) {
     if (s.kind == lir::StmtKind::For) inner.push_back(&s);
@@ -183,17 +194,40 @@ void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
   for (const lir::Stmt::Prefetch& p : loop.prefetches) {
     const lir::Buffer* b = f_.buffer(p.tensor);
     if (!b) continue;
+    const int64_t element = ir::byte_size(b->type);
     std::set<std::string> seen;
     lir::for_each_expr(*loop.body, [&](const lir::Expr& e) {
       if (e.kind != lir::ExprKind::Load || e.name != p.tensor || e.args.size() != 1) return;
-      lir::ExprP at = e.args[0];
-      for (const lir::Stmt* s : inner) at = lir::substitute(at, s->name, s->min);
-      const std::string index = expr(*lir::simplify(at));
-      if (!seen.insert(index).second) return;
-      // Through an integer: the address may lie past the end of the buffer (the last rows), where a
-      // prefetch is harmless but pointer arithmetic would not be.
-      out_ += pad + "__builtin_prefetch((const void*)((uintptr_t)&" + p.tensor + "[" + index + "] + " +
-              std::to_string(p.distance * ir::byte_size(b->type)) + "u), 0, 3);\n";
+      lir::ExprP first = e.args[0], last = e.args[0];
+      for (const lir::Stmt* s : inner) {
+        first = lir::substitute(first, s->name, s->min);
+        last = lir::substitute(last, s->name,
+                               lir::binary(lir::BinOp::Sub, lir::binary(lir::BinOp::Add, s->min, s->extent),
+                                           lir::index_imm(1)));
+      }
+      first = lir::simplify(first);
+      // The variables bound outside cancel in an affine index: set them to 0 to fold the span.
+      auto outside_at_zero = [](lir::ExprP x) {
+        std::set<std::string> vars;
+        lir::for_each_expr(*x, [&](const lir::Expr& v) {
+          if (v.kind == lir::ExprKind::Var) vars.insert(v.name);
+        });
+        for (const std::string& v : vars) x = lir::substitute(x, v, lir::index_imm(0));
+        return x;
+      };
+      const lir::ExprP span =
+          lir::simplify(lir::binary(lir::BinOp::Sub, outside_at_zero(last), outside_at_zero(first)));
+      int64_t bytes = element;
+      if (span->kind == lir::ExprKind::IntImm && span->int_value > 0)
+        bytes = std::min((span->int_value + 1) * element, kMaxPrefetchLines * kLineBytes);
+      const std::string index = expr(*first);
+      for (int64_t offset = 0; offset < bytes; offset += kLineBytes) {
+        if (!seen.insert(index + "+" + std::to_string(offset)).second) continue;
+        // Through an integer: the address may lie past the end of the buffer (the last rows), where a
+        // prefetch is harmless but pointer arithmetic would not be.
+        out_ += pad + "__builtin_prefetch((const void*)((uintptr_t)&" + p.tensor + "[" + index + "] + " +
+                std::to_string(p.distance * element + offset) + "u), 0, 3);\n";
+      }
     });
   }
 }

@@ -12,9 +12,9 @@ namespace ekb::ir::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kScheduleVerbs{
-    "split", "tile",       "reorder",        "fuse",         "parallel", "vectorize",
-    "unroll", "bind",      "compute_at",     "compute_inline", "compute_root", "rfactor"};
+constexpr std::array<std::string_view, 13> kScheduleVerbs{
+    "split",  "tile",       "reorder",        "fuse",         "parallel", "vectorize", "unroll",
+    "bind",   "compute_at", "compute_inline", "compute_root", "rfactor",  "pipeline"};
 constexpr std::array<std::string_view, 7> kMemoryVerbs{"cache_read", "cache_write", "layout",     "double_buffer",
                                                        "align",      "nontemporal", "prefetch"};
 constexpr std::array<std::string_view, 4> kTails{"guard", "shift_inwards", "round_up", "peel"};
@@ -166,6 +166,12 @@ class LayerChecker {
       return;
     }
     if (v == "rfactor") return rfactor(d, st);
+    if (v == "pipeline") {
+      if (!count(d, 4, "(stage, loop, producer stage, producer loop)")) return;
+      if (Stage* s = stage_arg(*pos_[0], st)) loop_arg(*s, *pos_[1]);
+      if (Stage* p = stage_arg(*pos_[2], st)) loop_arg(*p, *pos_[3]);
+      return;
+    }
     if (v == "cache_read") return cache_read(d, st);
     if (v == "cache_write") return cache_write(d, st);
     if (v == "layout") return layout(d, st);

@@ -10,6 +10,7 @@
 #include "lower/schedule_fuse.h"
 #include "lower/schedule_loop_kinds.h"
 #include "lower/schedule_loops.h"
+#include "lower/schedule_pipeline.h"
 #include "lower/schedule_reorder.h"
 #include "lower/schedule_rfactor.h"
 #include "lower/schedule_split.h"
@@ -103,6 +104,13 @@ void apply_directive(Func& f, const ir::Directive& d, bool gpu) {
   if (v == "compute_inline") {
     a.need(1, d);
     return compute_inline(f, a.text[0]);
+  }
+  if (v == "pipeline" && gpu)
+    throw ScheduleError("pipeline overlaps a cpu thread's stores with its computation; it has no meaning on gpu",
+                        "on gpu, double_buffer a shared cache to overlap loads with compute");
+  if (v == "pipeline") {
+    a.need(4, d);
+    return pipeline(f, a.text[0], a.text[1], a.text[2], a.text[3]);
   }
   if (v == "compute_root") {
     a.need(1, d);

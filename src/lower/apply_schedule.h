@@ -8,6 +8,8 @@
 //   parallel, vectorize, unroll   schedule_loop_kinds.h
 //   rfactor             schedule_rfactor.h
 //   compute_at, compute_inline, compute_root   schedule_compute_at.h
+//   pipeline            schedule_pipeline.h  (cpu only: a consumer one iteration late, fused into
+//                                             a producer's loop, its temps in two slots)
 //   bind                schedule_bind.h      (gpu targets only; the kernels it makes are checked
 //                                             as a whole after the last directive)
 // and `memory cpu { ... }` blocks, in the same file order:
