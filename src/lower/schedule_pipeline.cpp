@@ -57,7 +57,8 @@ const Stmt* consumer_nest(const StmtP& body, const std::string& tensor, const st
     if (nest || s->kind != StmtKind::For)
       throw ScheduleError("'" + consumer + "' is not one loop nest in the loop's body (it is split into several "
                           "statements, or under a condition or an accumulator)",
-                          "pipeline the loop whose body ends with the consumer's nest (compute_at its producers there)");
+                          "pipeline the loop whose body ends with the consumer's nest (compute_at its producers there; "
+                          "split the loop after compute_at, so that a guard covers the whole body)");
     nest = s.get();
   }
   if (!nest) throw ScheduleError("'" + consumer + "' stores nothing inside the loop");
@@ -203,8 +204,6 @@ void pipeline(Func& f, const std::string& consumer, const std::string& loop_name
       if (count_accesses(*nest, s->name, AccessKind::Loads) == 0) continue;
       if (s->extent->kind != ExprKind::IntImm) throw ScheduleError("'" + s->name + "' has no constant size");
       rotated.push_back({s->name, s->type, s->extent->int_value, s->scope});
-    } else if (s != nest && !is_scope(*s)) {
-      throw ScheduleError("the consumer's nest is under a condition or an accumulator in loop '" + loop_name + "'");
     }
   for (const std::string& b : buffers_read(*nest)) {
     if (scoped.count(b) || inner.count(b)) continue;
@@ -230,18 +229,20 @@ void pipeline(Func& f, const std::string& consumer, const std::string& loop_name
 
   // The consumer's iteration for x - 1: the lets it reads put in, the producer's loop variable.
   StmtP late = nest2->body;
+  const ExprP previous = binary(BinOp::Sub, xv, index_imm(1));
   const std::vector<const Stmt*> late_path = path_to(*body, nest2);
   for (auto it = late_path.rbegin(); it != late_path.rend(); ++it)
     if ((*it)->kind == StmtKind::LetStmt) late = substitute(late, (*it)->name, (*it)->value);
-  late = substitute(late, nest2->name, var(ploop2->name, ScalarType::Index));
-  late = substitute(late, x, binary(BinOp::Sub, xv, index_imm(1)));
+  late = substitute(substitute(late, nest2->name, var(ploop2->name, ScalarType::Index)), x, previous);
 
   ExprP now = binary(BinOp::Lt, xv, binary(BinOp::Add, loop->min, loop->extent));
   ExprP before = binary(BinOp::Gt, xv, loop->min);
   if (guard) {
     now = binary(BinOp::And, now, guard);
-    before = binary(BinOp::And, before, substitute(guard, x, binary(BinOp::Sub, xv, index_imm(1))));
+    before = binary(BinOp::And, before, substitute(guard, x, previous));
   }
+  now = simplify(now);
+  before = simplify(before);
   std::function<StmtP(const StmtP&)> rebuild = [&](const StmtP& s) -> StmtP {
     if (s.get() == nest2) return make_block({});
     // Every iteration but the first and the last runs both, fused; those two run one alone.
