@@ -172,11 +172,21 @@ class FootprintWalker {
       if (!b.extent) return std::nullopt;  // a mutable scalar, or a let that stayed
       ExprP extent = simplify(without_lets(b.extent, k));
       auto first = affine(without_lets(b.min, k), inner);
-      if (extent->kind != ExprKind::IntImm || !first) return std::nullopt;
+      if (!first) return std::nullopt;
+      // A constant extent, or a constant bound of it: a loop over a guarded tail's box runs
+      // [lo, +(min(lo, last) - lo) + 1), at most once (the box then covers what it may read).
+      int64_t iterations = 0;
+      if (extent->kind == ExprKind::IntImm) {
+        iterations = extent->int_value;
+      } else {
+        Interval r = value_range(extent, {});
+        if (r.hi > (int64_t{1} << 40)) return std::nullopt;
+        iterations = std::max<int64_t>(r.hi, 1);
+      }
       int64_t c = term->second.second;
       form->terms.erase(term);
       // The first iteration where the coefficient's sign makes it the extreme, else the last.
-      if ((c > 0) == largest) first->constant += extent->int_value - 1;
+      if ((c > 0) == largest) first->constant += iterations - 1;
       form->add(*first, c);
     }
     return form;

@@ -338,6 +338,13 @@ class Simplifier {
           return expr(a.e->args[0]);
         if (a.e->kind == ExprKind::Binary && a.e->bin_op == BinOp::Add && equal(a.e->args[0], b.e))
           return expr(a.e->args[1]);
+        // min(x, y) - x -> min(0, y - x) on indices (max too): the extent of a guarded tail's box,
+        // (min(lo, last) - lo) + 1, is then bounded by 1 without knowing lo.
+        if (t == ScalarType::Index && a.e->kind == ExprKind::Binary &&
+            (a.e->bin_op == BinOp::Min || a.e->bin_op == BinOp::Max))
+          for (int side : {0, 1})
+            if (equal(a.e->args[side], b.e))
+              return expr(binary(a.e->bin_op, index_imm(0), binary(BinOp::Sub, a.e->args[1 - side], b.e)));
         return arith(binary(op, a.e, b.e), sub(A, B));
       }
       case BinOp::Mul: {

@@ -46,6 +46,18 @@ TEST(ScheduleComputeAt, InnermostLoopAndPeeledCopies) {
   EXPECT_NE(e.find("does not cover every read"), std::string::npos) << e;
 }
 
+TEST(ScheduleComputeAt, GuardedTailStillComputesOneRowPerIteration) {
+  // 7 rows in blocks of 4: in the last block the consumer's row loop runs (min(r, 6) - r) + 1
+  // times, at most once, so e's box is one row, not the whole tensor recomputed per row.
+  std::string text = with_schedule(
+      "  params R, C\n  input x : f32[R, C] in [-1, 1]\n  output y : f32[R, C]\n  temp e : f32[R, C]\n"
+      "  temp s : f32[R]\n  e[r, c] = exp(x[r, c])\n  s[r] = sum(c in 0..C: e[r, c])\n  y[r, c] = e[r, c] / s[r]",
+      "R = 7, C = 9", "split(y, r, 4, ro, ri)\n  compute_at(s, y, ri)\n  compute_at(e, y, ri)");
+  std::string lir = scheduled_lir(text);
+  EXPECT_NE(lir.find("allocate e: f32[9] in global"), std::string::npos) << lir;
+  EXPECT_EQ(matches_reference(text), "");
+}
+
 TEST(ScheduleComputeAt, ReductionProducerPerRow) {
   std::string text = with_schedule(
       "  params R, C\n  input x : f32[R, C] in [-1, 1]\n  output y : f32[R, C]\n  temp m : f32[R]\n"

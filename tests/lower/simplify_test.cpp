@@ -30,6 +30,17 @@ std::string in_loop(const std::string& v, int64_t n, const ExprP& e) {
   return out;
 }
 
+TEST(Simplify, MinOrMaxLessOneOperandIsBoundedWithoutItsRange) {
+  // A guarded tail's box extent, (min(lo, 6) - lo) + 1: at most 1 whatever lo is.
+  ExprP extent = add(sub(binary(BinOp::Min, V("lo"), I(6)), V("lo")), I(1));
+  EXPECT_EQ(s(extent), "(min(0, (6 - lo)) + 1)");
+  EXPECT_EQ(value_range(extent, {}).hi, 1);
+  EXPECT_EQ(s(sub(binary(BinOp::Max, I(2), V("x")), V("x"))), "max(0, (2 - x))");
+  // Not on integers of a declared width, where y - x may wrap where min(x, y) - x does not.
+  EXPECT_EQ(s(sub(binary(BinOp::Min, V("a", ScalarType::I32), i32(6)), V("a", ScalarType::I32))),
+            "(min(a, 6:i32) - a)");
+}
+
 TEST(Simplify, FoldsWithExactIntegerSemantics) {
   EXPECT_EQ(s(add(i32(2147483647), i32(1))), "-2147483648:i32");  // wraps
   EXPECT_EQ(s(binary(BinOp::Div, i32(-7), i32(2))), "-4:i32");    // floor division
