@@ -4,6 +4,8 @@
 // for the directives it refuses.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "schedule_test_util.h"
 
 namespace ekb::lir {
@@ -66,6 +68,41 @@ TEST(SchedulePipeline, ConsumerReadsTheWholeRowOfTheIterationBefore) {
   EXPECT_NE(lir.find("allocate t: f32[18] in global"), std::string::npos) << lir;
   EXPECT_NE(lir.find(" in [0, +7) {"), std::string::npos) << lir;  // the row loop, one row more
   EXPECT_EQ(matches_reference(text), "");
+}
+
+// Property: random pipelined schedules of softmax (sizes, block factors dividing the rows or not,
+// vector widths, threads, streaming stores, prefetches) either are refused with a diagnostic or
+// match the reference. Most must be accepted, so that the property says something.
+constexpr int kWidths[] = {1, 4, 8, 16};
+
+TEST(SchedulePipeline, RandomPipelinedSchedulesMatchTheReference) {
+  std::mt19937_64 rng(20261201);
+  auto pick = [&](int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng)); };
+  int accepted = 0, refused = 0;
+  for (int n = 0; n < 40; ++n) {
+    const int rows = 1 + pick(13), block = 2 + pick(7), width = kWidths[pick(4)];
+    const int cols = width * (1 + pick(4)) + (pick(4) == 0 ? 1 + pick(3) : 0);  // now and then a vector tail
+    std::string placements = "compute_at(s, y, r)\n  compute_at(e, y, r)\n  compute_at(m, y, r)";
+    std::string schedule = placements + "\n  split(y, r, " + std::to_string(block) + ", ro, ri)";
+    if (pick(2)) schedule += "\n  parallel(y, ro)";
+    if (width > 1) schedule += "\n  vectorize(e, c, " + std::to_string(width) + ")\n  vectorize(y, c, " + std::to_string(width) + ")";
+    schedule += "\n  pipeline(y, ri, e, c)";
+    std::string memory;
+    if (pick(2)) memory += "\n  nontemporal(y)";
+    if (pick(2)) memory += "\n  prefetch(e, c, x, " + std::to_string(cols) + ")";
+    if (!memory.empty()) schedule += "\n}\nmemory cpu {" + memory;
+    std::string text = with_schedule(kSoftmax, "R = " + std::to_string(rows) + ", C = " + std::to_string(cols), schedule);
+    std::string error = schedule_error(text);
+    if (!error.empty()) {
+      EXPECT_NE(error.find("'pipeline("), std::string::npos) << error;
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    EXPECT_EQ(matches_reference(text), "") << schedule;
+  }
+  EXPECT_GE(accepted, 25) << refused << " refused";
+  std::printf("%d random pipelined schedules matched the reference, %d refused\n", accepted, refused);
 }
 
 TEST(SchedulePipeline, RefusesWhatWouldChangeTheResults) {
