@@ -42,15 +42,6 @@ const char* const kDivergenceHint =
     "split the bound loops with tail=shift_inwards (edge tiles shifted, no guard), cache at a loop outside the "
     "divergent code, or bind loops whose extents fill the block";
 
-// The buffers allocated under s (private to the code that allocates them).
-std::set<std::string> allocated_under(const Stmt& s) {
-  std::set<std::string> names;
-  for_each_stmt(s, [&](const Stmt& x) {
-    if (x.kind == StmtKind::Allocate) names.insert(x.name);
-  });
-  return names;
-}
-
 // Walks one scheduled stage: the grid from its leading block loops, the block from its thread
 // loops, then (knowing the block size) the checks that need it.
 class KernelChecker {

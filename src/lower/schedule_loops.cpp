@@ -30,19 +30,6 @@ bool same_indices(const std::vector<ExprP>& a, const std::vector<ExprP>& b) {
   return true;
 }
 
-// Scalars assigned in s that s does not declare: state carried from one execution of s to the next.
-std::vector<std::string> outer_scalars_assigned(const Stmt& s) {
-  std::set<std::string> declared;
-  std::vector<std::string> assigned;
-  for_each_stmt(s, [&](const Stmt& x) {
-    if (x.kind == StmtKind::DeclareVar) declared.insert(x.name);
-  });
-  for_each_stmt(s, [&](const Stmt& x) {
-    if (x.kind == StmtKind::Assign && !declared.count(x.name)) assigned.push_back(x.name);
-  });
-  return assigned;
-}
-
 // The loop's variable and every variable bound in its body: what changes between iterations.
 std::set<std::string> bound_inside(const Stmt& loop) {
   std::set<std::string> vars = {loop.name};
@@ -112,6 +99,26 @@ class LoopRewriter : public Mutator {
 };
 
 }  // namespace
+
+std::vector<std::string> outer_scalars_assigned(const Stmt& s) {
+  std::set<std::string> declared;
+  std::vector<std::string> assigned;
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (x.kind == StmtKind::DeclareVar) declared.insert(x.name);
+  });
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (x.kind == StmtKind::Assign && !declared.count(x.name)) assigned.push_back(x.name);
+  });
+  return assigned;
+}
+
+std::set<std::string> allocated_under(const Stmt& s) {
+  std::set<std::string> names;
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (x.kind == StmtKind::Allocate) names.insert(x.name);
+  });
+  return names;
+}
 
 Stage& stage_named(Func& f, const std::string& name) {
   if (Stage* s = f.stage(name)) return *s;

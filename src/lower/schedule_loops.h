@@ -7,6 +7,7 @@
 #pragma once
 #include <functional>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -70,6 +71,11 @@ std::string ordered_independence_problem(const Func& f, const Stmt& loop);
 // Why running some iterations of `loop` a second time would change the results ("" when it would
 // not): the body reads a buffer or scalar that it writes.
 std::string idempotence_problem(const Stmt& loop);
+
+// Scalars assigned in s that s does not declare: state carried from one execution of s to the next.
+std::vector<std::string> outer_scalars_assigned(const Stmt& s);
+// The buffers allocated under s (private to the code that allocates them).
+std::set<std::string> allocated_under(const Stmt& s);
 
 // The loop's extent when it is a constant (after folding).
 std::optional<int64_t> constant_extent(const Stmt& loop);

@@ -65,22 +65,6 @@ const Stmt* consumer_nest(const StmtP& body, const std::string& tensor, const st
   return nest;
 }
 
-std::set<std::string> allocated_under(const Stmt& s) {
-  std::set<std::string> names;
-  for_each_stmt(s, [&](const Stmt& x) {
-    if (x.kind == StmtKind::Allocate) names.insert(x.name);
-  });
-  return names;
-}
-
-std::set<std::string> declared_under(const Stmt& s) {
-  std::set<std::string> names;
-  for_each_stmt(s, [&](const Stmt& x) {
-    if (x.kind == StmtKind::DeclareVar) names.insert(x.name);
-  });
-  return names;
-}
-
 struct Rotated {
   std::string name;
   ScalarType type;
@@ -187,11 +171,8 @@ void pipeline(Func& f, const std::string& consumer, const std::string& loop_name
   for (const std::string& b : buffers_written(*nest))
     if (b != c.tensor && !inner.count(b))
       throw ScheduleError("the consumer's nest also writes '" + b + "'");
-  std::set<std::string> declared = declared_under(*nest);
-  for_each_stmt(*nest, [&](const Stmt& s) {
-    if (s.kind == StmtKind::Assign && !declared.count(s.name))
-      throw ScheduleError("the consumer's nest updates the scalar '" + s.name + "', declared outside it");
-  });
+  for (const std::string& v : outer_scalars_assigned(*nest))
+    throw ScheduleError("the consumer's nest updates the scalar '" + v + "', declared outside it");
   if (count_accesses(*steps_body, c.tensor, AccessKind::Loads) > count_accesses(*nest, c.tensor, AccessKind::Loads))
     throw ScheduleError("a producer in loop '" + loop_name + "' reads '" + c.tensor +
                         "', which would then be written one iteration later");
