@@ -101,6 +101,12 @@ class Rotate : public Mutator {
   ExprP slot_;
 };
 
+bool reads_var(const Stmt& s, const std::string& name) {
+  bool found = false;
+  for_each_expr(s, [&](const Expr& e) { found |= e.kind == ExprKind::Var && e.name == name; });
+  return found;
+}
+
 StmtP with_new_body(const Stmt& s, StmtP body) {
   auto n = std::make_shared<Stmt>(s);
   n->body = std::move(body);
@@ -180,7 +186,10 @@ void pipeline(Func& f, const std::string& consumer, const std::string& loop_name
   const std::vector<const Stmt*> nest_path = path_to(*steps_body, nest);
   std::set<std::string> scoped;
   for (const Stmt* s : nest_path)
-    if (s->kind == StmtKind::Allocate) {
+    if (s->kind == StmtKind::LetStmt && has_load(*s->value) && reads_var(*nest, s->name)) {
+      // Its late copy would read memory one iteration after the value was bound.
+      throw ScheduleError("the consumer's nest reads the let '" + s->name + "', which loads a value");
+    } else if (s->kind == StmtKind::Allocate) {
       scoped.insert(s->name);
       if (count_accesses(*nest, s->name, AccessKind::Loads) == 0) continue;
       if (s->extent->kind != ExprKind::IntImm) throw ScheduleError("'" + s->name + "' has no constant size");
