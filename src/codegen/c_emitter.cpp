@@ -184,8 +184,9 @@ void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
   if (loop.prefetches.empty()) return;
   const std::string pad(static_cast<size_t>(indent), ' ');
   // The loops inside the body stand at their first iteration (an explicit SIMD loop's lane 0) and
-  // at their last: every cache line between the two is prefetched, up to kMaxPrefetchLines (an
-  // unrolled body reads several vectors; a longer inner loop is left to the hardware prefetcher).
+  // at their last: every cache line between the two is prefetched when they are at most
+  // kMaxPrefetchLines apart (an unrolled body's vectors); a longer span (an inner loop over a row,
+  // a stencil's rows) keeps the first line only, the rest left to the hardware prefetcher.
   constexpr int64_t kLineBytes = 64, kMaxPrefetchLines = 8;
   std::vector<const lir::Stmt*> inner;
   lir::for_each_stmt(*loop.body, [&](const lir::Stmt& s) {
@@ -218,8 +219,9 @@ void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
       const lir::ExprP span =
           lir::simplify(lir::binary(lir::BinOp::Sub, outside_at_zero(last), outside_at_zero(first)));
       int64_t bytes = element;
-      if (span->kind == lir::ExprKind::IntImm && span->int_value > 0)
-        bytes = std::min((span->int_value + 1) * element, kMaxPrefetchLines * kLineBytes);
+      if (span->kind == lir::ExprKind::IntImm && span->int_value > 0 &&
+          (span->int_value + 1) * element <= kMaxPrefetchLines * kLineBytes)
+        bytes = (span->int_value + 1) * element;
       const std::string index = expr(*first);
       for (int64_t offset = 0; offset < bytes; offset += kLineBytes) {
         if (!seen.insert(index + "+" + std::to_string(offset)).second) continue;

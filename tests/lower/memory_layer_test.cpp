@@ -195,5 +195,30 @@ TEST(MemoryPrefetch, EachIterationPrefetchesItsReadsAhead) {
   EXPECT_NE(e.find("prefetch applies to cpu loops"), std::string::npos) << e;
 }
 
+// An unrolled body reads several vectors: each of their cache lines is prefetched; an inner loop
+// over a whole row keeps the one prefetch of its first element.
+TEST(MemoryPrefetch, EveryLineOfAnUnrolledBodyAndOneForALongInnerLoop) {
+  const char* body = "  params H, W\n  input x : f32[H, W] in [-1, 1]\n  output y : f32[H, W]\n  y[i, j] = 2.0 * x[i, j]";
+  auto prefetches = [](const std::string& text) {
+    auto l = ir::testing::load(text);
+    EXPECT_TRUE(l.inst) << l.diags;
+    std::string source = codegen::emit_c_source(*l.inst);
+    std::vector<std::string> offsets;
+    for (size_t at = source.find("__builtin_prefetch"); at != std::string::npos;
+         at = source.find("__builtin_prefetch", at + 1)) {
+      size_t plus = source.find("] + ", at), end = source.find("u)", plus);
+      offsets.push_back(source.substr(plus + 4, end - plus - 4));
+    }
+    return offsets;
+  };
+  // Two vectors of 16 per iteration of j: the lines at +512 and +576 bytes.
+  std::string unrolled = with_layers(body, "H = 5, W = 64", "vectorize(y, j, 16)\n  unroll(y, j, 2)", "prefetch(y, j, x, 128)");
+  EXPECT_EQ(prefetches(unrolled), (std::vector<std::string>{"512", "576"}));
+  EXPECT_EQ(matches_reference(unrolled), "");
+  // A row of 256 floats (sixteen lines) under each iteration of i: its first line only.
+  std::string rows = with_layers(body, "H = 5, W = 256", "vectorize(y, j, 16)", "prefetch(y, i, x, 256)");
+  EXPECT_EQ(prefetches(rows), (std::vector<std::string>{"1024"}));
+}
+
 }  // namespace
 }  // namespace ekb::lir
