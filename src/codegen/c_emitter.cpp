@@ -187,6 +187,7 @@ void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
   // at their last: every cache line between the two is prefetched when they are at most
   // kMaxPrefetchLines apart (an unrolled body's vectors); a longer span (an inner loop over a row,
   // a stencil's rows) keeps the first line only, the rest left to the hardware prefetcher.
+  // prefetch's lines=N asks for N lines from the first element instead.
   constexpr int64_t kLineBytes = 64, kMaxPrefetchLines = 8;
   std::vector<const lir::Stmt*> inner;
   lir::for_each_stmt(*loop.body, [&](const lir::Stmt& s) {
@@ -219,8 +220,10 @@ void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
       const lir::ExprP span =
           lir::simplify(lir::binary(lir::BinOp::Sub, outside_at_zero(last), outside_at_zero(first)));
       int64_t bytes = element;
-      if (span->kind == lir::ExprKind::IntImm && span->int_value > 0 &&
-          (span->int_value + 1) * element <= kMaxPrefetchLines * kLineBytes)
+      if (p.lines > 0)
+        bytes = p.lines * kLineBytes;
+      else if (span->kind == lir::ExprKind::IntImm && span->int_value > 0 &&
+               (span->int_value + 1) * element <= kMaxPrefetchLines * kLineBytes)
         bytes = (span->int_value + 1) * element;
       const std::string index = expr(*first);
       for (int64_t offset = 0; offset < bytes; offset += kLineBytes) {

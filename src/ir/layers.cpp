@@ -120,10 +120,14 @@ class LayerChecker {
           error(a.loc, "unknown tail strategy '" + arg_text(a) + "'",
                 hint.empty() ? "the tail strategies are " + list_text(kTails) : hint);
         }
+      } else if (a.key == "lines" && d.verb == "prefetch") {
+        if (a.kind != DirectiveArg::Kind::Int || a.int_value < 1 || a.int_value > 64)
+          error(a.loc, "the lines of a prefetch must be a whole number from 1 to 64, found " + arg_text(a));
       } else {
         error(a.loc, "'" + d.verb + "' has no argument '" + a.key + "'",
               d.verb == "split" || d.verb == "tile" ? "the only keyword argument is tail=..."
-                                                     : "it takes no keyword arguments");
+              : d.verb == "prefetch"                ? "the only keyword argument is lines=N"
+                                                    : "it takes no keyword arguments");
       }
     }
     const std::string& v = d.verb;

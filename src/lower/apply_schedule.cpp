@@ -31,11 +31,16 @@ struct Args {
   std::vector<std::string> text;
   std::vector<int64_t> ints;
   TailStrategy tail = TailStrategy::Guard;
+  int64_t lines = 0;  // prefetch's lines=N (0: the lines the iteration's reads span)
 
   explicit Args(const ir::Directive& d) {
     for (const ir::DirectiveArg& a : d.args) {
       if (a.key == "tail") {
         if (auto t = tail_strategy(a.text)) tail = *t;
+        continue;
+      }
+      if (a.key == "lines") {
+        lines = a.int_value;
         continue;
       }
       if (a.kind == ir::DirectiveArg::Kind::Call)
@@ -155,7 +160,7 @@ void apply_memory_directive(Func& f, const ir::Directive& d, bool gpu) {
   }
   if (v == "prefetch" && !gpu) {
     a.need(4, d);
-    return prefetch(f, a.text[0], a.text[1], a.text[2], a.ints[3]);
+    return prefetch(f, a.text[0], a.text[1], a.text[2], a.ints[3], a.lines);
   }
   if (v == "prefetch")
     throw ScheduleError("prefetch applies to cpu loops (software prefetches into the caches)",

@@ -186,10 +186,12 @@ struct Stmt {
   int64_t scratch_offset = 0;  // Allocate in Scratch: byte offset (64-byte aligned)
   int64_t alignment = 0;       // Allocate: byte alignment an align directive asked for (0: default)
   // For: software prefetches at the start of each iteration (prefetch directive): of every element
-  // of `tensor` the body reads, `distance` elements further on.
+  // of `tensor` the body reads, `distance` elements further on; `lines` consecutive cache lines
+  // from each read's first element (0: the lines the iteration's reads span, when few).
   struct Prefetch {
     std::string tensor;
     int64_t distance = 0;
+    int64_t lines = 0;
   };
   std::vector<Prefetch> prefetches;
   StmtP body, else_body;

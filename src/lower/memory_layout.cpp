@@ -141,7 +141,7 @@ void align(Func& f, const std::string& tensor, int64_t bytes) {
 }
 
 void prefetch(Func& f, const std::string& stage, const std::string& loop, const std::string& tensor,
-              int64_t distance) {
+              int64_t distance, int64_t lines) {
   buffer_named(f, tensor);  // an unknown tensor is an error naming the known ones
   if (distance <= 0) throw ScheduleError("the prefetch distance must be a positive number of elements");
   Stage& st = stage_named(f, stage);
@@ -156,7 +156,7 @@ void prefetch(Func& f, const std::string& stage, const std::string& loop, const 
         "name the loop of the stage that reads it");
   f.body = rewrite_loops(f.body, l.vars, [&](const Stmt& s) {
     auto n = std::make_shared<Stmt>(s);
-    n->prefetches.push_back({tensor, distance});
+    n->prefetches.push_back({tensor, distance, lines});
     return StmtP(n);
   });
 }

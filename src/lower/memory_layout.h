@@ -29,11 +29,13 @@ void align(Func& f, const std::string& tensor, int64_t bytes);
 // evicts nothing the kernel still reads. Only outputs (a temp is read back by the kernel itself).
 void nontemporal(Func& f, const std::string& tensor);
 
-// prefetch(STAGE, loop, T, distance): at the start of each iteration of the stage's loop, a
-// software prefetch (cpu) of every element of T that the iteration reads, `distance` elements
-// further on: the data of a later iteration (a later row) arrives while this one computes. Write
-// it after the directives that split the loop.
+// prefetch(STAGE, loop, T, distance[, lines=N]): at the start of each iteration of the stage's
+// loop, a software prefetch (cpu) of every element of T that the iteration reads, `distance`
+// elements further on: the data of a later iteration (a later row) arrives while this one
+// computes. The C emitter prefetches the cache lines the iteration's reads span, when they are at
+// most 8, else the first; `lines=N` asks for N consecutive lines from each read's first element
+// instead. Write it after the directives that split the loop.
 void prefetch(Func& f, const std::string& stage, const std::string& loop, const std::string& tensor,
-              int64_t distance);
+              int64_t distance, int64_t lines = 0);
 
 }  // namespace ekb::lir

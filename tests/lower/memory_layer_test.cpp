@@ -218,6 +218,14 @@ TEST(MemoryPrefetch, EveryLineOfAnUnrolledBodyAndOneForALongInnerLoop) {
   // A row of 256 floats (sixteen lines) under each iteration of i: its first line only.
   std::string rows = with_layers(body, "H = 5, W = 256", "vectorize(y, j, 16)", "prefetch(y, i, x, 256)");
   EXPECT_EQ(prefetches(rows), (std::vector<std::string>{"1024"}));
+  // lines=N: N lines from the first element, whatever the span.
+  std::string three = with_layers(body, "H = 5, W = 256", "vectorize(y, j, 16)", "prefetch(y, i, x, 256, lines=3)");
+  EXPECT_EQ(prefetches(three), (std::vector<std::string>{"1024", "1088", "1152"}));
+  EXPECT_EQ(matches_reference(three), "");
+  std::string e = schedule_error(with_layers(body, "H = 5, W = 256", "vectorize(y, j, 16)", "prefetch(y, i, x, 256, lines=0)"));
+  EXPECT_NE(e.find("the lines of a prefetch must be a whole number from 1 to 64"), std::string::npos) << e;
+  e = schedule_error(with_layers(body, "H = 5, W = 256", "vectorize(y, j, 16, lines=2)", ""));
+  EXPECT_NE(e.find("'vectorize' has no argument 'lines'"), std::string::npos) << e;
 }
 
 }  // namespace
