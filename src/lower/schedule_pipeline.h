@@ -10,15 +10,20 @@
 //     s(x)                           ->       for l: { if x < n: e(x, l)    if x > 0: y(x - 1, l) }
 //     for c: y(x, c)                          if x < n: s(x)
 //
+// (the conditions on x > 0 and x < n are tested once, outside l: the iterations between the first
+// and the last run the fused loop without them, those two run P's loop or C's alone).
+//
 // The temps that C reads and the producers write at x (e and s above) get two slots, indexed by
 // x % 2, allocated around the loop: iteration i writes slot i % 2 while C reads slot (i - 1) % 2.
 // Softmax is the model: the exponentials of row i computed while row i - 1 is written.
 //
 // Legal when x is a serial loop (its iterations run in order: split the parallel loop and pipeline
-// the inner one), C's nest is one loop in x's body, under nothing but lets and allocations, with the
-// extent of P's loop l, P's loop l is in x's body under nothing but lets, allocations and loops of
-// one iteration, the producers do not read C's tensor, C writes nothing else that outlives its nest,
-// and nothing the producers write outside x's body is read by C.
+// the inner one) that exists once, C's nest is one loop in x's body, under nothing but lets (none
+// of them a load that C reads) and allocations, with the constant range of P's loop l, P's loop l
+// is in x's body under nothing but lets, allocations and loops of one iteration, the producers do
+// not read C's tensor, C writes nothing else that outlives its nest, and nothing the producers write
+// outside x's body is read by C. A condition around the whole body (a split after compute_at, with
+// tail=guard) guards each half at its own iteration.
 #pragma once
 #include <string>
 
