@@ -69,10 +69,7 @@ std::string CEmitter::loop_annotation(const lir::Stmt& loop) const {
       // The arguments as copies in each thread: shared, they are reached through the address the
       // outlined loop body receives, and reloaded after every call it makes (a vector expf).
       std::string names;
-      for (const lir::Buffer& b : f_.buffers)
-        if (b.role != lir::BufferRole::Temp) names += (names.empty() ? "" : ", ") + b.name;
-      for (const lir::Param& p : f_.params) names += (names.empty() ? "" : ", ") + p.name;
-      if (f_.scratch_bytes > 0) names += (names.empty() ? "" : ", ") + std::string("scratch");
+      for (const Argument& a : arguments()) names += (names.empty() ? "" : ", ") + a.name;
       return "#pragma omp parallel for" + (names.empty() ? "" : " firstprivate(" + names + ")");
     }
     case lir::ForKind::Vectorized: {
@@ -126,19 +123,25 @@ std::string CEmitter::file_header() const {
          "#include <math.h>\n#include <stdint.h>\n\n";
 }
 
-std::string CEmitter::signature() const {
-  // The layout of codegen::kernel_signature: one argument per line, aligned after the '('.
-  std::vector<std::string> args;
+std::vector<CEmitter::Argument> CEmitter::arguments() const {
+  std::vector<Argument> args;
   for (lir::BufferRole role : {lir::BufferRole::Input, lir::BufferRole::Output})
     for (const lir::Buffer& b : f_.buffers)
       if (b.role == role)
-        args.push_back(std::string(role == lir::BufferRole::Input ? "const " : "") + storage_type(b.type) +
-                       "* " + b.name);
-  for (const lir::Param& p : f_.params) args.push_back("int64_t " + p.name);
-  if (f_.scratch_bytes > 0) args.push_back("void* scratch");
+        args.push_back({std::string(role == lir::BufferRole::Input ? "const " : "") + storage_type(b.type) + "* " +
+                            b.name,
+                        b.name});
+  for (const lir::Param& p : f_.params) args.push_back({"int64_t " + p.name, p.name});
+  if (f_.scratch_bytes > 0) args.push_back({"void* scratch", "scratch"});
+  return args;
+}
+
+std::string CEmitter::signature() const {
+  // The layout of codegen::kernel_signature: one argument per line, aligned after the '('.
+  const std::vector<Argument> args = arguments();
   std::string head = "void " + options_.entry_name + "(";
   std::string out = head, indent(head.size(), ' ');
-  for (size_t i = 0; i < args.size(); ++i) out += (i ? ",\n" + indent : "") + args[i];
+  for (size_t i = 0; i < args.size(); ++i) out += (i ? ",\n" + indent : "") + args[i].declaration;
   return out + ")";
 }
 

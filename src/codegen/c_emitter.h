@@ -52,6 +52,11 @@ class CEmitter : public CLikeEmitter {
   virtual bool explicit_simd() const { return true; }
 
  private:
+  struct Argument {
+    std::string declaration, name;  // "const float* x", "x"
+  };
+  // The entry point's arguments in ABI order: inputs, outputs, params, the scratch pointer.
+  std::vector<Argument> arguments() const;
   void simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent);
   // A lane-dependent value as a vector; a uniform one broadcast.
   std::string simd_value(const lir::Expr& e, const SimdLoop& lanes);

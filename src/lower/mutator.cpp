@@ -113,6 +113,12 @@ bool uses_var(const Expr& e, const std::string& name) {
   return found;
 }
 
+bool uses_var(const Stmt& s, const std::string& name) {
+  bool found = false;
+  for_each_expr(s, [&](const Expr& x) { found |= x.kind == ExprKind::Var && x.name == name; });
+  return found;
+}
+
 bool has_load(const Expr& e) {
   bool found = false;
   for_each_expr(e, [&](const Expr& x) { found |= x.kind == ExprKind::Load; });

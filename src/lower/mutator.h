@@ -33,6 +33,7 @@ ExprP substitute(const ExprP& e, const std::string& name, const ExprP& value);
 StmtP substitute(const StmtP& s, const std::string& name, const ExprP& value);
 
 bool uses_var(const Expr& e, const std::string& name);
+bool uses_var(const Stmt& s, const std::string& name);  // in any expression under s
 bool has_load(const Expr& e);
 
 }  // namespace ekb::lir

@@ -38,7 +38,7 @@ const Stmt* find_loop(const Stmt& s, const std::string& var);
 // result is not searched again.
 StmtP rewrite_loops(const StmtP& s, const std::vector<std::string>& vars,
                     const std::function<StmtP(const Stmt&)>& rewrite);
-// The For `loop` with another body.
+// The statement (a For, a let, an allocation...) with another body.
 StmtP with_body(const Stmt& loop, StmtP body);
 
 // A perfect loop nest: its For nodes, outermost first (their bodies are not used), the guards met

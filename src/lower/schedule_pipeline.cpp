@@ -72,46 +72,22 @@ struct Rotated {
   MemoryScope scope;
 };
 
-// The body without the allocations of the rotated temps (they move around the loop), each
-// access of them given the slot as a first index.
-class Rotate : public Mutator {
+// The rotated temps' allocations removed from the body: they move around the loop.
+class DropAllocations : public Mutator {
  public:
-  Rotate(const std::vector<Rotated>& temps, ExprP slot) : slot_(std::move(slot)) {
+  explicit DropAllocations(const std::vector<Rotated>& temps) {
     for (const Rotated& t : temps) names_.insert(t.name);
   }
   using Mutator::mutate;
-  ExprP mutate(const ExprP& e) override {
-    ExprP m = mutate_children(e);
-    if (m->kind != ExprKind::Load || !names_.count(m->name)) return m;
-    std::vector<ExprP> idx = m->args;
-    idx.insert(idx.begin(), slot_);
-    return with_args(*m, idx);
-  }
+  ExprP mutate(const ExprP& e) override { return e; }
   StmtP mutate(const StmtP& s) override {
     if (s->kind == StmtKind::Allocate && names_.count(s->name)) return mutate(s->body);
-    StmtP m = mutate_children(s);
-    if (m->kind != StmtKind::Store || !names_.count(m->name)) return m;
-    auto n = std::make_shared<Stmt>(*m);
-    n->indices.insert(n->indices.begin(), slot_);
-    return n;
+    return mutate_children(s);
   }
 
  private:
   std::set<std::string> names_;
-  ExprP slot_;
 };
-
-bool reads_var(const Stmt& s, const std::string& name) {
-  bool found = false;
-  for_each_expr(s, [&](const Expr& e) { found |= e.kind == ExprKind::Var && e.name == name; });
-  return found;
-}
-
-StmtP with_new_body(const Stmt& s, StmtP body) {
-  auto n = std::make_shared<Stmt>(s);
-  n->body = std::move(body);
-  return n;
-}
 
 }  // namespace
 
@@ -186,7 +162,7 @@ void pipeline(Func& f, const std::string& consumer, const std::string& loop_name
   const std::vector<const Stmt*> nest_path = path_to(*steps_body, nest);
   std::set<std::string> scoped;
   for (const Stmt* s : nest_path)
-    if (s->kind == StmtKind::LetStmt && has_load(*s->value) && reads_var(*nest, s->name)) {
+    if (s->kind == StmtKind::LetStmt && has_load(*s->value) && uses_var(*nest, s->name)) {
       // Its late copy would read memory one iteration after the value was bound.
       throw ScheduleError("the consumer's nest reads the let '" + s->name + "', which loads a value");
     } else if (s->kind == StmtKind::Allocate) {
@@ -209,13 +185,18 @@ void pipeline(Func& f, const std::string& consumer, const std::string& loop_name
                             " bytes, too many for per-thread buffers in a parallel loop",
                         "pipeline a loop whose producers compute less per iteration");
 
-  // Rotate, then find the two loops again in the rewritten body (by their variables).
+  // Every access of a rotated temp gets the slot x % 2 as a first index; then the two loops are
+  // found again in the rewritten body, by their variables.
   const ExprP xv = var(x, ScalarType::Index);
-  StmtP body = Rotate(rotated, binary(BinOp::Mod, xv, index_imm(2))).mutate(steps_body);
-  const Stmt* nest2 = consumer_nest(body, c.tensor, consumer);
-  const Stmt* ploop2 = nullptr;
-  for (const Stmt* l : loops_of(*body, {ploop->name}))
-    if (!contains(*nest2, l)) ploop2 = l;
+  const ExprP slot = binary(BinOp::Mod, xv, index_imm(2));
+  StmtP body = DropAllocations(rotated).mutate(steps_body);
+  for (const Rotated& t : rotated)
+    body = redirect_accesses(body, t.name, t.name, [&](std::vector<ExprP> indices) {
+      indices.insert(indices.begin(), slot);
+      return indices;
+    });
+  const Stmt* nest2 = find_loop(*body, nest->name);
+  const Stmt* ploop2 = find_loop(*body, ploop->name);
 
   // The consumer's iteration for x - 1: the lets it reads put in, the producer's loop variable.
   StmtP late = nest2->body;
@@ -237,15 +218,15 @@ void pipeline(Func& f, const std::string& consumer, const std::string& loop_name
     if (s.get() == nest2) return make_block({});
     // Every iteration but the first and the last runs both, fused; those two run one alone.
     if (s.get() == ploop2)
-      return make_if(binary(BinOp::And, before, now), with_new_body(*s, make_block({s->body, late})),
-                     make_block({make_if(now, s), make_if(before, with_new_body(*s, late))}));
+      return make_if(binary(BinOp::And, before, now), with_body(*s, make_block({s->body, late})),
+                     make_block({make_if(now, s), make_if(before, with_body(*s, late))}));
     if (!contains(*s, ploop2) && !contains(*s, nest2)) return make_if(now, s);
     if (s->kind == StmtKind::Block) {
       std::vector<StmtP> out;
       for (const StmtP& c2 : s->stmts) out.push_back(rebuild(c2));
       return make_block(out);
     }
-    return with_new_body(*s, rebuild(s->body));  // a let, an allocation or a loop of one iteration
+    return with_body(*s, rebuild(s->body));  // a let, an allocation or a loop of one iteration
   };
   auto pipelined = std::make_shared<Stmt>(*loop);
   pipelined->extent = simplify(binary(BinOp::Add, loop->extent, index_imm(1)));
