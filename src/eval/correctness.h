@@ -1,7 +1,7 @@
 // The correctness trials of one kernel (DESIGN §4): one call per trial, each on different inputs,
 // with the poison pattern alternating between trials, every check of KernelSession::call, and the
-// window after the call watched for late writes. The outputs of a passing trial become the kernel's
-// verified answer for those inputs, which every later timed run must reproduce.
+// window after the call watched for late writes. Passing them makes the trials' inputs the ground
+// from which the timing loop derives its fresh inputs (eval/fresh_inputs.h).
 #pragma once
 #include <string>
 #include <vector>

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "eval/correctness.h"
+#include "eval/cpu_steal.h"
 #include "eval/kernel_session.h"
 
 namespace ekb::eval {
@@ -132,8 +133,11 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   const auto t_time = Clock::now();
   TimingOptions to = options.timing;
   to.flush = !inst.workload->has_tag("warm");
-  TimingOutcome tt = time_interleaved(*session, kBaselineSlot, kCandidateSlot, random_trials, to);
+  FreshInputs fresh(workload, random_trials);
+  const StealMeter steal;
+  TimingOutcome tt = time_interleaved(*session, workload.interface(), kBaselineSlot, kCandidateSlot, fresh, to);
   r.cost.time_s = seconds_since(t_time);
+  r.cpu_steal = steal.fraction();
   if (!tt.ok()) {
     if (tt.baseline_failed) return fail(ErrorKind::Internal, "the baseline failed while being timed: " + tt.message);
     return fail(tt.error, tt.message);
@@ -150,7 +154,11 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   r.correct = true;
   r.time = tt.candidate;
   r.baseline = tt.baseline;
-  if (tt.candidate.median_ms > 0) r.speedup = tt.baseline.median_ms / tt.candidate.median_ms;
+  if (tt.speedup.estimate > 0) {
+    r.speedup = tt.speedup.estimate;
+    r.speedup_low = tt.speedup.low;
+    r.speedup_high = tt.speedup.high;
+  }
   return r;
 }
 

@@ -7,7 +7,7 @@
 // Every evaluation gets a fresh worker: nothing a candidate did to its process (threads, signal
 // handlers, overwritten memory) can reach the next candidate, and a dead worker needs no special
 // handling. The baseline is re-checked in each worker before the candidate is loaded (cheap: a
-// few calls), so its verified answers are there for the timing loop.
+// few calls): the timing loop compares the candidate's timed outputs with the baseline's.
 #pragma once
 #include <cstdint>
 #include <string>

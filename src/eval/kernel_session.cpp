@@ -73,16 +73,13 @@ CallResult KernelSession::bind() {
   return {};
 }
 
-void KernelSession::write_inputs(const Trial& trial) {
-  for (size_t i = 0; i < trial.inputs.size(); ++i)
-    std::memcpy(arena_->data(i), trial.inputs[i].data(), trial.inputs[i].size());
-  inputs_in_arena_ = &trial;
+void KernelSession::write_inputs(const InputBuffers& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(arena_->data(i), inputs[i].data(), inputs[i].size());
+  inputs_in_arena_ = &inputs;
 }
 
-CallResult KernelSession::call(int slot, const Trial& trial, const CallSpec& spec) {
-  if (!arena_) return {ErrorKind::Internal, "call before bind"};
+CallResult KernelSession::run(int slot, const CallSpec& spec) {
   const KernelInterface& k = ref_.interface();
-  if (inputs_in_arena_ != &trial) write_inputs(trial);
   for (size_t o = 0; o < k.outputs.size(); ++o)
     fill_poison(k.outputs[o]->type, spec.poison_pattern, arena_->data(k.inputs.size() + o),
                 static_cast<size_t>(k.outputs[o]->num_elements()));
@@ -93,12 +90,34 @@ CallResult KernelSession::call(int slot, const Trial& trial, const CallSpec& spe
   int64_t ns = 0;
   runtime::WorkerStatus s = worker_->run(slot, spec.flush, spec.scrub_bytes, options_.call_timeout_s, &ns);
   if (!s.ok()) return {s.error, s.message};
-  CallResult r = check_after_call(slot, trial, spec);
+  CallResult r;
   r.ms = static_cast<double>(ns) * 1e-6;
   return r;
 }
 
-CallResult KernelSession::check_after_call(int slot, const Trial& trial, const CallSpec& spec) {
+CallResult KernelSession::call(int slot, const Trial& trial, const CallSpec& spec) {
+  if (!arena_) return {ErrorKind::Internal, "call before bind"};
+  if (inputs_in_arena_ != &trial.inputs) write_inputs(trial.inputs);
+  CallResult r = run(slot, spec);
+  if (!r.ok()) return r;
+  const double ms = r.ms;
+  r = check_after_call(slot, &trial, spec, nullptr);
+  r.ms = ms;
+  return r;
+}
+
+CallResult KernelSession::call_on(int slot, const CallSpec& spec, InputBuffers* outputs) {
+  if (!arena_) return {ErrorKind::Internal, "call before bind"};
+  if (!inputs_in_arena_) return {ErrorKind::Internal, "call_on before write_inputs"};
+  CallResult r = run(slot, spec);
+  if (!r.ok()) return r;
+  const double ms = r.ms;
+  r = check_after_call(slot, nullptr, spec, outputs);
+  r.ms = ms;
+  return r;
+}
+
+CallResult KernelSession::check_after_call(int slot, const Trial* trial, const CallSpec& spec, InputBuffers* copies) {
   const KernelInterface& k = ref_.interface();
   const size_t n_in = k.inputs.size();
 
@@ -107,8 +126,9 @@ CallResult KernelSession::check_after_call(int slot, const Trial& trial, const C
     arena_->fill_canaries();
     return {ErrorKind::OutOfBounds, "wrote " + arena_->describe(*damaged)};
   }
+  const InputBuffers& inputs = *inputs_in_arena_;
   for (size_t i = 0; i < n_in; ++i) {
-    int64_t at = first_difference(arena_->data(i), trial.inputs[i].data(), trial.inputs[i].size());
+    int64_t at = first_difference(arena_->data(i), inputs[i].data(), inputs[i].size());
     if (at < 0) continue;
     inputs_in_arena_ = nullptr;
     const ir::TensorInstance* t = k.inputs[i];
@@ -144,28 +164,22 @@ CallResult KernelSession::check_after_call(int slot, const Trial& trial, const C
       return {ErrorKind::AsyncWrite, "wrote " + arena_->describe(*damaged) + " after ekb_main returned"};
   }
 
-  auto known = verified_.find({slot, &trial});
-  if (known != verified_.end()) {
-    bool same = true;
-    for (size_t o = 0; o < outputs.size() && same; ++o)
-      same = std::memcmp(outputs[o], known->second[o].data(), known->second[o].size()) == 0;
-    if (same) return {};
+  if (!trial) {
+    if (!copies) return {};
+    copies->resize(outputs.size());
+    for (size_t o = 0; o < outputs.size(); ++o)
+      (*copies)[o].assign(outputs[o], outputs[o] + k.outputs[o]->num_bytes());
+    return {};
   }
   CallResult r;
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    OutputVerdict v = check_output(k.outputs[o]->decl->name, outputs[o], trial.expected[o], trial.rms[o],
+    OutputVerdict v = check_output(k.outputs[o]->decl->name, outputs[o], trial->expected[o], trial->rms[o],
                                    spec.poison_pattern);
     r.max_abs_error = std::max(r.max_abs_error, v.max_abs_error);
     if (v.error != ErrorKind::None && r.ok()) {
       r.error = v.error;
       r.message = v.message;
     }
-  }
-  if (r.ok() && spec.remember_outputs && known == verified_.end()) {
-    std::vector<std::vector<uint8_t>> bytes;
-    for (size_t o = 0; o < outputs.size(); ++o)
-      bytes.emplace_back(outputs[o], outputs[o] + k.outputs[o]->num_bytes());
-    verified_[{slot, &trial}] = std::move(bytes);
   }
   return r;
 }

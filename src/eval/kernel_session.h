@@ -1,15 +1,15 @@
 // One workload's kernels in one sandboxed worker: the baseline and a candidate loaded side by side
 // (slots), one shared tensor arena, and the checks made around every single call. The correctness
-// trials (eval/correctness.h) and the timing loop (eval/timing.h) are sequences of call()s.
+// trials (eval/correctness.h) are sequences of call()s, the timing loop (eval/timing.h) of
+// call_on()s on inputs that have no reference.
 //
 // Around each call the parent (never the worker: candidate code may have corrupted it) does:
-//   before  write the trial's inputs (only when the arena holds another trial's), poison every
-//           output (eval/poison.h) and the slot's scratch memory;
+//   before  write the inputs (only when the arena holds others), poison every output
+//           (eval/poison.h) and the slot's scratch memory;
 //   after   canary bytes around every buffer intact (else OutOfBounds), inputs byte-identical (else
 //           InputModified), optionally no output write during a short window after the call
-//           returned (else AsyncWrite), outputs equal to the answer this slot gave on the same
-//           trial before (byte-exact, fast) or else within tolerance of the reference (else
-//           UnwrittenOutput / Mismatch).
+//           returned (else AsyncWrite), outputs within tolerance of the trial's reference (else
+//           UnwrittenOutput / Mismatch), or copied for the caller when there is no reference.
 // A crash, exit, timeout or memory failure in the worker ends the session: every later call fails.
 #pragma once
 #include <map>
@@ -25,6 +25,9 @@
 
 namespace ekb::eval {
 
+// One byte buffer per tensor, in ABI order.
+using InputBuffers = std::vector<std::vector<uint8_t>>;
+
 struct SessionOptions {
   runtime::WorkerOptions worker;
   double call_timeout_s = 10;  // per call of a kernel (also its loading: static constructors)
@@ -35,7 +38,6 @@ struct CallSpec {
   bool flush = false;            // evict the kernel's buffers from the caches before the call
   size_t scrub_bytes = 0;        // also stream this many bytes through the caches before it
   double async_window_ms = 0;    // > 0: watch the outputs this long after the call returned
-  bool remember_outputs = false; // keep these outputs as the slot's verified answer for the trial
 };
 
 struct CallResult {
@@ -59,12 +61,22 @@ class KernelSession {
   // One checked call of `slot` on `trial`.
   CallResult call(int slot, const Trial& trial, const CallSpec& spec);
 
+  // Inputs without a reference (the timing loop's fresh sets, eval/fresh_inputs.h): written into
+  // the arena for the call_on()s that follow; `inputs` must stay unchanged until the next write.
+  void write_inputs(const InputBuffers& inputs);
+  // One call on the inputs written last, with every check of call() but the comparison of its
+  // outputs, which are copied into *outputs (when given) for the caller to compare with another
+  // kernel's.
+  CallResult call_on(int slot, const CallSpec& spec, InputBuffers* outputs);
+
   bool alive() const { return worker_->alive(); }
   const runtime::Worker& worker() const { return *worker_; }
 
  private:
-  void write_inputs(const Trial& trial);
-  CallResult check_after_call(int slot, const Trial& trial, const CallSpec& spec);
+  CallResult run(int slot, const CallSpec& spec);
+  // Canaries, inputs, the window after the call; then the outputs, compared with `trial`'s
+  // reference, or copied into *outputs when there is no trial.
+  CallResult check_after_call(int slot, const Trial* trial, const CallSpec& spec, InputBuffers* outputs);
 
   WorkloadReference& ref_;
   SessionOptions options_;
@@ -72,8 +84,7 @@ class KernelSession {
   std::unique_ptr<runtime::TensorArena> arena_;
   std::map<int, int64_t> declared_scratch_;   // slot -> bytes (-1: declares none)
   std::map<int, int> scratch_buffer_;         // slot -> arena buffer index
-  const Trial* inputs_in_arena_ = nullptr;
-  std::map<std::pair<int, const Trial*>, std::vector<std::vector<uint8_t>>> verified_;
+  const InputBuffers* inputs_in_arena_ = nullptr;
   uint64_t calls_ = 0;
 };
 

@@ -21,9 +21,13 @@ struct OutputVerdict {
 };
 
 // `data` holds expected.num_elements() elements of expected.type. `poison_pattern` is the pattern
-// written before the call (eval/poison.h), or -1 to skip the unwritten check.
+// written before the call (eval/poison.h), or -1 to skip the unwritten check. `tolerance_scale`
+// widens the tolerance where `expected` is itself an approximation (another kernel's outputs).
 OutputVerdict check_output(const std::string& name, const uint8_t* data, const ir::TensorData& expected,
-                           double rms, int poison_pattern);
+                           double rms, int poison_pattern, double tolerance_scale = 1);
+
+// The root mean square of a tensor's finite elements: the `rms` of check_output.
+double finite_rms(const ir::TensorData& t);
 
 // "[2, 0, 17]" for row-major element `flat` of `shape`.
 std::string format_index(const std::vector<int64_t>& shape, int64_t flat);

@@ -81,7 +81,9 @@ struct CandidateResult {
   std::string message;    // human-readable detail for `error` (first mismatch, signal, compiler log excerpt)
   std::optional<TimeStats> time;      // candidate, if correct and timed
   std::optional<TimeStats> baseline;  // baseline, measured interleaved with the candidate
-  std::optional<double> speedup;      // baseline.median / time.median
+  std::optional<double> speedup;      // the median of the timing rounds' paired ratios baseline / candidate
+  double speedup_low = 0, speedup_high = 0;  // its 95% confidence interval, when timed
+  double cpu_steal = -1;              // share of CPU time taken by the hypervisor while timing; -1 unknown
   double max_abs_error = 0;           // of the worst correctness trial, for diagnosis
   EvalCost cost;
   std::optional<Provenance> provenance;

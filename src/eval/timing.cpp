@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <random>
 
+#include "eval/output_check.h"
 #include "eval/poison.h"
 
 namespace ekb::eval {
@@ -19,9 +21,26 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] * (1 - f) + sorted[hi] * f;
 }
 
-// A timed call that fails its output check did not reproduce its own verified answer.
+// A timed call whose outputs fail their check did work other than it did in the correctness trials.
 ErrorKind timed_error(ErrorKind e) {
   return e == ErrorKind::Mismatch || e == ErrorKind::UnwrittenOutput ? ErrorKind::Nondeterministic : e;
+}
+
+// The candidate's outputs against the baseline's on the same inputs (no reference exists for
+// them). Both lie within the tolerance of the exact answer, so they may differ by twice it.
+CallResult agree_with_baseline(const KernelInterface& k, const InputBuffers& candidate,
+                               const InputBuffers& baseline, int candidate_poison) {
+  CallResult r;
+  for (size_t o = 0; o < k.outputs.size() && r.ok(); ++o) {
+    if (candidate[o] == baseline[o]) continue;
+    const ir::TensorInstance& t = *k.outputs[o];
+    const ir::TensorData expected = ir::from_bytes(t.type, t.shape, baseline[o].data(), baseline[o].size());
+    OutputVerdict v = check_output(t.decl->name, candidate[o].data(), expected, finite_rms(expected),
+                                   candidate_poison, 2.0);
+    r.error = v.error;
+    r.message = v.message;
+  }
+  return r;
 }
 
 }  // namespace
@@ -36,6 +55,29 @@ double median_relative_error(std::vector<double> ms) {
   return 1.2533 * (iqr / 1.349) / std::sqrt(static_cast<double>(ms.size())) / median;
 }
 
+// Ranks n/2 -+ 0.98 sqrt(n) of the sorted sample (1-based) bound its median with about 95%
+// confidence whatever the distribution (the binomial's normal approximation); below 6 values the
+// interval is the whole sample.
+Interval median_interval(std::vector<double> x) {
+  Interval ci;
+  if (x.empty()) return ci;
+  std::sort(x.begin(), x.end());
+  const double n = static_cast<double>(x.size());
+  ci.estimate = quantile(x, 0.5);
+  ci.low = x.front();
+  ci.high = x.back();
+  if (x.size() >= 6) {
+    const double half = 0.98 * std::sqrt(n);
+    ci.low = x[static_cast<size_t>(std::max(0.0, std::floor(n / 2 - half) - 1))];
+    ci.high = x[static_cast<size_t>(std::min(n - 1, std::ceil(n / 2 + half) - 1))];
+  }
+  return ci;
+}
+
+double relative_half_width(const Interval& ci) {
+  return ci.estimate > 0 ? (ci.high - ci.low) / 2 / ci.estimate : 1;
+}
+
 TimeStats summarize_times(std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());
   TimeStats s;
@@ -46,40 +88,45 @@ TimeStats summarize_times(std::vector<double> ms) {
   return s;
 }
 
-TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int candidate_slot,
-                               const std::vector<const Trial*>& input_sets, const TimingOptions& options) {
+TimingOutcome time_interleaved(KernelSession& session, const KernelInterface& k, int baseline_slot,
+                               int candidate_slot, FreshInputs& fresh, const TimingOptions& options) {
   TimingOutcome out;
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const int slots[2] = {baseline_slot, candidate_slot};
   std::vector<double> samples[2];
   double total_ms[2] = {0, 0};
+  // Per round, the baseline's time over the candidate's (medians of their calls in the round):
+  // paired, so that a slow spell of the machine that hits both alike cancels out.
+  std::vector<double> round_ratios;
 
-  auto fail = [&](int which, const CallResult& r, const std::string& when) {
-    out.error = timed_error(r.error);
+  auto fail = [&](int which, ErrorKind kind, const std::string& message) {
+    out.error = timed_error(kind);
     out.baseline_failed = which == 0;
-    out.message = when + ": " + r.message;
+    out.message = message;
     return out;
+  };
+  std::mt19937_64 positions(std::random_device{}());  // which call of a round is compared
+  InputBuffers own_set, shared_set, outputs[2];
+  auto call = [&](int which, int pattern, bool on_shared, InputBuffers* copies) {
+    if (!on_shared) {
+      fresh.next(own_set);
+      session.write_inputs(own_set);
+    } else {
+      session.write_inputs(shared_set);
+    }
+    CallSpec spec;
+    spec.poison_pattern = pattern;
+    spec.flush = options.flush;
+    spec.scrub_bytes = options.scrub_bytes;
+    return session.call_on(slots[which], spec, copies);
   };
 
   double last_ms[2] = {0, 0};  // the latest duration of each: how many calls of the faster fit
-  // Each kernel walks through the input sets on its own, one set per call, so that no two
-  // consecutive calls of a kernel see the same inputs: a kernel that compares a few input values
-  // with its previous call's and replays its previous answer then never gets to replay, also when
-  // it is the faster one called many times in a round. With one call each per round, both kernels
-  // of a round see the same set (written into the arena once per round).
-  int calls_made[2] = {0, 0};
-  auto next_set = [&](int which) -> const Trial& {
-    return *input_sets[static_cast<size_t>(calls_made[which]++) % input_sets.size()];
-  };
   for (int which = 0; which < 2; ++which) {
     for (int w = 0; w < options.warmup_runs; ++w) {
-      CallSpec spec;
-      spec.poison_pattern = w % kPoisonPatterns;
-      spec.flush = options.flush;
-      spec.scrub_bytes = options.scrub_bytes;
-      CallResult r = session.call(slots[which], next_set(which), spec);
-      if (!r.ok()) return fail(which, r, "warm-up run " + std::to_string(w + 1));
+      CallResult r = call(which, w % kPoisonPatterns, false, nullptr);
+      if (!r.ok()) return fail(which, r.error, "warm-up run " + std::to_string(w + 1) + ": " + r.message);
       last_ms[which] = r.ms;
     }
   }
@@ -95,29 +142,42 @@ TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int ca
       calls[fast] = static_cast<int>(std::clamp(std::floor(last_ms[1 - fast] / last_ms[fast]), 1.0,
                                                 static_cast<double>(options.max_calls_per_round)));
     }
-    for (int k = 0; k < 2; ++k) {
-      const int which = round % 2 == 0 ? k : 1 - k;  // alternate who goes first
+    // Every call gets a set of its own, except one call of each kernel per round, on one shared
+    // set, whose outputs are compared; the kernel cannot tell which of its calls that is.
+    fresh.next(shared_set);
+    int shared_call[2];
+    int shared_pattern[2] = {0, 0};
+    for (int which = 0; which < 2; ++which)
+      shared_call[which] = static_cast<int>(positions() % static_cast<uint64_t>(calls[which]));
+    std::vector<double> round_ms[2];
+    for (int j = 0; j < 2; ++j) {
+      const int which = round % 2 == 0 ? j : 1 - j;  // alternate who goes first
       for (int c = 0; c < calls[which]; ++c) {
-        CallSpec spec;
-        spec.poison_pattern = (round + c) % kPoisonPatterns;
-        spec.flush = options.flush;
-        spec.scrub_bytes = options.scrub_bytes;
-        spec.remember_outputs = true;  // a verified answer makes the next call's check a memcmp
-        const Trial& set = next_set(which);
-        CallResult r = session.call(slots[which], set, spec);
-        if (!r.ok()) return fail(which, r, "timed run " + std::to_string(round + 1) + " on " + set.label);
+        const int pattern = (round + c) % kPoisonPatterns;
+        const bool shared = c == shared_call[which];
+        if (shared) shared_pattern[which] = pattern;
+        CallResult r = call(which, pattern, shared, shared ? &outputs[which] : nullptr);
+        if (!r.ok()) return fail(which, r.error, "timed run " + std::to_string(round + 1) + ": " + r.message);
         samples[which].push_back(r.ms);
+        round_ms[which].push_back(r.ms);
         total_ms[which] += r.ms;
         last_ms[which] = r.ms;
       }
     }
+    CallResult agreed = agree_with_baseline(k, outputs[1], outputs[0], shared_pattern[1]);
+    if (!agreed.ok())
+      return fail(1, agreed.error, "timed run " + std::to_string(round + 1) + " on inputs no earlier call saw, " +
+                                       "compared with the baseline's outputs on the same inputs: " + agreed.message);
+    const double round_candidate = summarize_times(round_ms[1]).median_ms;
+    if (round_candidate > 0) round_ratios.push_back(summarize_times(round_ms[0]).median_ms / round_candidate);
     const int runs = static_cast<int>(std::min(samples[0].size(), samples[1].size()));
     const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
     const bool enough_time = std::max(total_ms[0], total_ms[1]) >= options.min_time_s * 1e3;
     if (runs >= options.max_runs) break;
     if (runs >= options.min_runs && enough_time &&
         median_relative_error(samples[0]) <= options.target_precision &&
-        median_relative_error(samples[1]) <= options.target_precision)
+        median_relative_error(samples[1]) <= options.target_precision &&
+        relative_half_width(median_interval(round_ratios)) <= options.speedup_precision)
       break;
     // The budget ends the rounds once both have their minimum runs; past twice the budget, at 3
     // (a 8 s baseline would otherwise stop after 3 runs, and its median then moved the speedup of
@@ -127,6 +187,7 @@ TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int ca
   }
   out.baseline = summarize_times(std::move(samples[0]));
   out.candidate = summarize_times(std::move(samples[1]));
+  out.speedup = median_interval(std::move(round_ratios));
   return out;
 }
 

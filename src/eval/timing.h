@@ -1,25 +1,30 @@
 // The timing protocol (DESIGN §4): baseline and candidate measured interleaved, in the same worker,
-// on the same inputs, so that drift of the machine (frequency, other load) hits both alike.
+// so that drift of the machine (frequency, other load) hits both alike.
 //
 //  - warm-up: `warmup_runs` calls of each, not recorded;
 //  - rounds: each round calls both (the order alternating between rounds): the slower once, the
 //    faster as many times as fit in the slower's duration (up to `max_calls_per_round`), so a fast
-//    candidate of a slow baseline still gets a precise median; each kernel takes the input sets in
-//    turn, a new one on every call (no kernel sees the same inputs twice in a row); rounds continue until both have `min_runs` runs, either has
-//    accumulated `min_time_s` of measured time and both medians are known to `target_precision`
-//    (their estimated relative standard error, from the interquartile range: a noisy kernel gets
-//    more runs, a steady long one fewer), or until `max_runs`, or the `max_time_s` budget;
+//    candidate of a slow baseline still gets a precise median; rounds continue until both have
+//    `min_runs` runs, either has accumulated `min_time_s` of measured time, both medians are
+//    known to `target_precision` (their estimated relative standard error, from the interquartile
+//    range: a noisy kernel gets more runs, a steady long one fewer) and so is the speedup
+//    (`speedup_precision`: the 95% interval of the median of the rounds' paired ratios, so that a
+//    parallel kernel disturbed now and then by other work runs until its ratio is known), or
+//    until `max_runs`, or the `max_time_s` budget;
+//  - every call gets inputs that no earlier call saw (eval/fresh_inputs.h), so no kernel can gain
+//    speed by recognising its inputs; in each round one call of each kernel, at a position drawn at
+//    random, runs on one shared set, and the candidate's outputs there are compared with the
+//    baseline's (the baseline itself was checked against the reference): a kernel that replays,
+//    memoizes or skips work once it is timed fails with Nondeterministic;
 //  - each call starts cold unless `flush` is off (workloads tagged `warm`), evicted outside the
 //    measured interval;
-//  - every call's outputs are checked (KernelSession::call) against that kernel's verified answer
-//    for the same inputs: a kernel that notices it is being timed and skips or replays work fails
-//    with Nondeterministic, and rotating input sets under the same pointers defeats replaying the
-//    previous answer;
-//  - median and interquartile range of the per-call durations.
+//  - median and interquartile range of the per-call durations; the speedup is the median of the
+//    per-round ratios baseline / candidate, with its 95% interval.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "eval/fresh_inputs.h"
 #include "eval/kernel_session.h"
 #include "eval/result.h"
 
@@ -30,6 +35,7 @@ struct TimingOptions {
   int min_runs = 5;
   int max_runs = 500;
   double target_precision = 0.01;  // relative standard error of each median
+  double speedup_precision = 0.01; // half-width of the speedup's 95% interval, relative to it
   int max_calls_per_round = 32;     // of the faster kernel, when the other is much slower
   int warmup_runs = 1;  // the correctness trials just before have warmed both kernels already
   double max_time_s = 30;  // wall-clock budget of the timing phase once both have min_runs (hard stop: twice it)
@@ -37,18 +43,28 @@ struct TimingOptions {
   size_t scrub_bytes = 0;
 };
 
+// An estimate with a (95%) confidence interval.
+struct Interval {
+  double estimate = 0, low = 0, high = 0;
+};
+
 struct TimingOutcome {
   ErrorKind error = ErrorKind::None;
   std::string message;
   bool baseline_failed = false;  // the error is the baseline's (a harness problem)
   TimeStats baseline, candidate;
+  Interval speedup;  // the median of the rounds' paired ratios (baseline / candidate)
   bool ok() const { return error == ErrorKind::None; }
 };
 
-// `input_sets` must have been checked for both slots first (check_trials), so that their verified
-// answers exist.
-TimingOutcome time_interleaved(KernelSession& session, int baseline_slot, int candidate_slot,
-                               const std::vector<const Trial*>& input_sets, const TimingOptions& options);
+// `fresh` derives the timed calls' inputs from trials both kernels passed (check_trials).
+TimingOutcome time_interleaved(KernelSession& session, const KernelInterface& k, int baseline_slot,
+                               int candidate_slot, FreshInputs& fresh, const TimingOptions& options);
+
+// The median of a sample with its distribution-free 95% confidence interval (order statistics).
+Interval median_interval(std::vector<double> x);
+// Half the interval's width relative to its estimate (1 when the estimate is not positive).
+double relative_half_width(const Interval& ci);
 
 // Median and quartiles (linear interpolation between order statistics) of durations in ms.
 TimeStats summarize_times(std::vector<double> ms);

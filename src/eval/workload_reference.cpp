@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "eval/edge_inputs.h"
+#include "eval/output_check.h"
 #include "ir/inputs.h"
 #include "ir/interpreter.h"
 
@@ -28,17 +29,7 @@ StoredReference compute_reference(const ir::Instance& inst, const std::vector<ir
     ref.reference_error = e.what();
     return ref;
   }
-  for (const ir::TensorData& out : ref.expected) {
-    double sum = 0;
-    int64_t n = 0;
-    for (int64_t k = 0; k < out.num_elements(); ++k) {
-      double v = out.as_double(k);
-      if (!std::isfinite(v)) continue;
-      sum += v * v;
-      ++n;
-    }
-    ref.rms.push_back(n ? std::sqrt(sum / static_cast<double>(n)) : 0.0);
-  }
+  for (const ir::TensorData& out : ref.expected) ref.rms.push_back(finite_rms(out));
   return ref;
 }
 

@@ -78,16 +78,8 @@ uint64_t input_stream_seed(uint64_t seed, uint64_t input_index) {
   return splitmix64_mix(splitmix64_mix(seed) ^ (0xD1B54A32D192ED03ull * (input_index + 1)));
 }
 
-namespace {
-
-struct Domain {
-  bool is_float = false;
-  double flo = -1, fhi = 1;  // float types: ends, already representable in the type
-  int64_t ilo = 0, ihi = 0;  // integer and bool types
-};
-
-Domain domain_of(const Instance& inst, const TensorInstance& t) {
-  Domain d;
+ValueRange input_value_range(const Instance& inst, const TensorInstance& t) {
+  ValueRange d;
   ScalarType ty = t.type;
   const InputDomain& dom = t.decl->domain;
   std::string where = inst.full_name() + ": input '" + t.decl->name + "'";
@@ -134,7 +126,9 @@ Domain domain_of(const Instance& inst, const TensorInstance& t) {
   return d;
 }
 
-void fill_uniform(TensorData& t, const Domain& d, Rng& rng) {
+namespace {
+
+void fill_uniform(TensorData& t, const ValueRange& d, Rng& rng) {
   if (d.is_float) {
     for (double& v : t.f) {
       double scaled = (d.fhi - d.flo) * rng.uniform01();
@@ -169,7 +163,7 @@ void fill_spd(TensorData& t, Rng& rng, const std::string& where) {
   }
 }
 
-bool degenerate(const TensorData& t, const Domain& d) {
+bool degenerate(const TensorData& t, const ValueRange& d) {
   int64_t n = t.num_elements();
   if (n == 0) return false;
   bool has_nonzero = d.is_float ? (d.flo != 0 || d.fhi != 0) : (d.ilo != 0 || d.ihi != 0);
@@ -197,7 +191,7 @@ std::vector<TensorData> generate_inputs(const Instance& inst, uint64_t seed) {
     if (ti.decl->domain.kind == DomainKind::Spd) {
       fill_spd(t, rng, where);  // positive diagonal: never all-zero, never all-equal for n >= 2
     } else {
-      Domain d = domain_of(inst, ti);
+      ValueRange d = input_value_range(inst, ti);
       fill_uniform(t, d, rng);
       for (int attempt = 0; attempt < 100 && degenerate(t, d); ++attempt) fill_uniform(t, d, rng);
       if (degenerate(t, d)) {

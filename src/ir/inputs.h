@@ -47,6 +47,15 @@ class Rng {
 
 uint64_t input_stream_seed(uint64_t seed, uint64_t input_index);
 
+// The values a non-`spd` input takes by the rules above: its declared domain (or the type's
+// default), float ends rounded inward into the type. Throws on an empty or infinite domain.
+struct ValueRange {
+  bool is_float = false;
+  double flo = -1, fhi = 1;  // float types: ends, already representable in the type
+  int64_t ilo = 0, ihi = 0;  // integer and bool types
+};
+ValueRange input_value_range(const Instance& inst, const TensorInstance& t);
+
 // One TensorData per `input`, in declaration order, with the declared types and shapes.
 std::vector<TensorData> generate_inputs(const Instance& inst, uint64_t seed);
 

@@ -49,6 +49,8 @@ nlohmann::json result_json(const ScoredResult& s) {
       {"time_ms", time_json(r.time)},
       {"baseline_ms", time_json(r.baseline)},
       {"speedup", optional_number(r.speedup)},
+      {"speedup_ci95", r.speedup ? nlohmann::json::array({r.speedup_low, r.speedup_high}) : nlohmann::json(nullptr)},
+      {"cpu_steal", r.cpu_steal >= 0 ? nlohmann::json(r.cpu_steal) : nlohmann::json(nullptr)},
       {"domain", s.facts.domain},
       {"level", s.facts.level},
       {"max_abs_error", r.max_abs_error},  // NaN dumps as null

@@ -28,11 +28,17 @@ TEST(Evaluator, FillsEveryFieldOfACorrectResult) {
   EXPECT_TRUE(r.compiled);
   EXPECT_TRUE(r.correct);
   ASSERT_TRUE(r.time && r.baseline && r.speedup);
+  // Both have their minimum runs; how many more each got depends on the machine (the faster of a
+  // pair above a millisecond is called several times a round), so no equality of counts here.
   EXPECT_GE(r.time->runs, 5);
-  EXPECT_EQ(r.time->runs, r.baseline->runs);
+  EXPECT_GE(r.baseline->runs, 5);
   EXPECT_LE(r.time->p25_ms, r.time->median_ms);
   EXPECT_LE(r.time->median_ms, r.time->p75_ms);
-  EXPECT_NEAR(*r.speedup, r.baseline->median_ms / r.time->median_ms, 1e-12);
+  // The speedup is the median of the rounds' paired ratios, inside its own interval.
+  EXPECT_GT(*r.speedup, 0);
+  EXPECT_LE(r.speedup_low, *r.speedup);
+  EXPECT_GE(r.speedup_high, *r.speedup);
+  EXPECT_GE(r.cpu_steal, 0);  // /proc/stat is readable here
   EXPECT_GT(r.max_abs_error, 0);  // a reassociated float sum is not bit-exact with the f64 reference
   EXPECT_GT(r.cost.check_s, 0);
   EXPECT_GT(r.cost.time_s, 0);

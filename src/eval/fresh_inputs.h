@@ -1,0 +1,45 @@
+// Inputs that no earlier call saw, one set per timed call (docs/EVALUATION.md §5), so that no
+// kernel can gain speed by recognising its inputs: a memo keyed by a few sampled values (or by a
+// hash of everything) never hits, and a kernel that replays a kept answer is caught when its
+// outputs are compared with the baseline's on the same set.
+//
+// Generating every set from scratch would cost more than many of the kernels timed, so a set is
+// derived from the verified random trials, which are already bytes: element k of input X is
+//     wrap(base[k] + partner[(k + shift) mod n] + offset)   within X's value range,
+// where base and partner are two of the trials, and shift and offset are drawn per call from a
+// generator seeded from std::random_device (the kernel cannot know them, and they never repeat).
+// The sum of two uniform values wrapped into the range is uniform there: every element changes,
+// and the set is a random draw from the same domain as the trials (ir/inputs.h), so it exercises
+// the kernel like one. An `spd` input instead becomes base + c*I (c drawn in [0.05, 0.5]): still
+// symmetric positive definite, with every factor of its decomposition changed.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "eval/workload_reference.h"
+#include "ir/inputs.h"
+
+namespace ekb::eval {
+
+class FreshInputs {
+ public:
+  // `bases`: verified random trials of `reference`'s workload (at least one), which must outlive this.
+  FreshInputs(const WorkloadReference& reference, std::vector<const Trial*> bases);
+
+  // Writes the next set into `inputs` (one buffer per input, ABI order; resized as needed).
+  void next(std::vector<std::vector<uint8_t>>& inputs);
+
+ private:
+  struct Input {
+    ir::ScalarType type;
+    std::vector<int64_t> shape;
+    bool spd = false;
+    ir::ValueRange range;
+  };
+  std::vector<Input> inputs_;
+  std::vector<const Trial*> bases_;
+  ir::Rng rng_;
+  uint64_t sets_ = 0;
+};
+
+}  // namespace ekb::eval
