@@ -71,7 +71,8 @@ class Worker {
 
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
-  // What confinement the worker achieved: {"network_namespace", "seccomp", "dropped_privileges", "notes"}.
+  // What confinement the worker achieved (runtime/sandbox.h): {"network_namespace", "user_namespace",
+  // "private_root", "landlock_abi", "seccomp", "dropped_privileges", "notes"}.
   const nlohmann::json& sandbox() const { return sandbox_; }
   // The last bytes the worker wrote to stdout/stderr (a kernel's assert message, say).
   std::string output_tail(size_t max_bytes = 400) const;

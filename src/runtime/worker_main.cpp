@@ -108,6 +108,9 @@ int worker_main(const WorkerConfig& config) {
                                 {"pid", static_cast<int64_t>(::getpid())},
                                 {"sandbox",
                                  {{"network_namespace", report.network_namespace},
+                                  {"user_namespace", report.user_namespace},
+                                  {"private_root", report.private_root},
+                                  {"landlock_abi", report.landlock_abi},
                                   {"seccomp", report.seccomp},
                                   {"dropped_privileges", report.dropped_privileges},
                                   {"notes", report.notes}}}});
