@@ -199,7 +199,8 @@ int64_t CudaExecutor::load(int slot, int artifact_fd, const std::vector<int64_t>
 
 void CudaExecutor::fill_guards() {
   for (const DeviceRegion& d : regions_)
-    checked(api_->cuMemsetD32Async(d.mapping, kGuardPattern, d.guard_bytes() / 4, stream_), "cuMemsetD32Async (guards)");
+    if (d.guard_bytes() > 0)
+      checked(api_->cuMemsetD32Async(d.mapping, kGuardPattern, d.guard_bytes() / 4, stream_), "cuMemsetD32Async (guards)");
   checked(api_->cuStreamSynchronize(stream_), "cuStreamSynchronize");
 }
 
@@ -293,7 +294,7 @@ int64_t CudaExecutor::first_device_difference(CUdeviceptr at, size_t n, const ui
   return -1;
 }
 
-void CudaExecutor::check_memory_beside_buffers() {
+void CudaExecutor::check_memory_beside_buffers(bool flush_buffer_too) {
   // Range k < regions_.size(): the guard bytes before region k; the last: the flush buffer.
   const size_t n_ranges = regions_.size() + 1;
   checked(api_->cuMemsetD32Async(check_results_, 0xFFFFFFFFu, 2 * n_ranges, stream_), "cuMemsetD32Async (check)");
@@ -307,7 +308,7 @@ void CudaExecutor::check_memory_beside_buffers() {
   };
   for (size_t k = 0; k < regions_.size(); ++k) launch(regions_[k].mapping, regions_[k].guard_bytes() / 4, kGuardPattern, k);
   const unsigned flush_word = 0x01010101u * static_cast<unsigned char>(flush_round_);
-  launch(flush_buffer_, flush_bytes_ / 4, flush_word, regions_.size());
+  if (flush_buffer_too) launch(flush_buffer_, flush_bytes_ / 4, flush_word, regions_.size());
   std::vector<uint64_t> first(n_ranges);
   checked(api_->cuMemcpyDtoHAsync(first.data(), check_results_, sizeof(uint64_t) * n_ranges, stream_),
           "cuMemcpyDtoHAsync (check)");
@@ -384,7 +385,7 @@ int64_t CudaExecutor::run(int slot, bool flush, size_t /*scrub_bytes*/) {
     // An input (named as such by the parent) or a buffer of the other slot.
     throw KernelFault(ErrorKind::OutOfBounds, "a buffer the kernel was not given changed on the device", at);
   }
-  check_memory_beside_buffers();
+  check_memory_beside_buffers(flush);
   candidate_ran_ = false;
   return static_cast<int64_t>(static_cast<double>(ms) * 1e6);
 }

@@ -75,9 +75,10 @@ class CudaExecutor final : public KernelExecutor {
   cuda::CUdeviceptr device_address(uint64_t arena_offset) const;
   // The first byte of [at, at + n) on the device that differs from `expected`, or -1.
   int64_t first_device_difference(cuda::CUdeviceptr at, size_t n, const uint8_t* expected);
-  // Guard bytes and the flush buffer, compared on the device with what they must hold; throws
-  // the fault for the first that changed.
-  void check_memory_beside_buffers();
+  // Guard bytes, and the flush buffer when it was written before the call (reading it after every
+  // call would evict a `warm` workload's data from L2), compared on the device with what they
+  // must hold; throws the fault for the first that changed.
+  void check_memory_beside_buffers(bool flush_buffer_too);
 
   const cuda::DriverApi* api_ = nullptr;
   cuda::CUdevice device_ = 0;
