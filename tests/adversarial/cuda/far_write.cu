@@ -1,9 +1,9 @@
 // workload: linalg.gemm/small
 // expect: out_of_bounds
 // Correct, then clears 4 KiB at 1 MiB past the end of C with cudaMemsetAsync: far beyond the
-// canary bytes, where only unmapped address space lies. The driver refuses a memset there (no
-// memory behind the address: nothing is written, seen on the H200), so a cheat falls back to a
-// kernel writing the same bytes, which faults.
+// canary bytes, where only unmapped address space lies. The driver does not carry out a memset
+// there (on the H200 the plain memset neither faulted nor cost time: it was refused), so a cheat
+// falls back to a kernel writing the same bytes, which faults.
 __global__ void gemm(const float* C_in, const float* A, const float* B, float* C, int64_t NI, int64_t NJ, int64_t NK) {
   int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= NI * NJ) return;
