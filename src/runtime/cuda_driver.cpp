@@ -76,7 +76,10 @@ const DriverApi* driver(std::string* why) {
                         "cuMemcpyDtoHAsync_v2", "cuMemsetD8Async", "cuMemsetD32Async", "cuStreamCreate", "cuStreamDestroy_v2",
                         "cuStreamSynchronize", "cuEventCreate", "cuEventDestroy_v2", "cuEventRecord",
                         "cuEventSynchronize", "cuEventElapsedTime", "cuMemcpyDtoDAsync_v2", "cuModuleLoadData",
-                        "cuModuleUnload", "cuModuleGetFunction", "cuLaunchKernel", "?cuCtxResetPersistingL2Cache"},
+                        "cuModuleUnload", "cuModuleGetFunction", "cuLaunchKernel", "cuMemAddressReserve",
+                        "cuMemAddressFree", "cuMemCreate", "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess",
+                        "cuMemGetAllocationGranularity", "cuDevicePrimaryCtxGetState", "cuCtxGetCurrent",
+                        "cuPointerGetAttribute", "?cuCtxResetPersistingL2Cache", "?cuCtxGetId"},
                        &missing);
     if (!state.ok) state.why = "the CUDA driver library lacks " + missing + " (driver too old?)";
   });

@@ -22,9 +22,11 @@ using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
+using CUmemGenericAllocationHandle = unsigned long long;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
 
 // cuDeviceGetAttribute's attributes (CUdevice_attribute) that the runtime reads.
 enum DeviceAttribute : int {
@@ -32,7 +34,39 @@ enum DeviceAttribute : int {
   kAttrL2CacheSize = 38,
   kAttrComputeCapabilityMajor = 75,
   kAttrComputeCapabilityMinor = 76,
+  kAttrVirtualMemoryManagementSupported = 102,
 };
+
+// cuPointerGetAttribute's CU_POINTER_ATTRIBUTE_MAPPED: 1 where the address has memory behind it.
+constexpr int kPointerAttributeMapped = 13;
+
+// The virtual memory management API's structures (cuda.h's CUmemLocation, CUmemAllocationProp,
+// CUmemAccessDesc), laid out as the driver reads them, and the few enumerators the runtime uses.
+struct CUmemLocation {
+  int type;  // CUmemLocationType
+  int id;
+};
+struct CUmemAllocationProp {
+  int type;                  // CUmemAllocationType
+  int requestedHandleTypes;  // CUmemAllocationHandleType
+  CUmemLocation location;
+  void* win32HandleMetaData;
+  struct {
+    unsigned char compressionType;
+    unsigned char gpuDirectRDMACapable;
+    unsigned short usage;
+    unsigned char reserved[4];
+  } allocFlags;
+};
+struct CUmemAccessDesc {
+  CUmemLocation location;
+  int flags;  // CUmemAccess_flags
+};
+static_assert(sizeof(CUmemAllocationProp) == 32 && sizeof(CUmemAccessDesc) == 12);
+constexpr int kMemAllocationTypePinned = 1;   // CU_MEM_ALLOCATION_TYPE_PINNED
+constexpr int kMemLocationTypeDevice = 1;     // CU_MEM_LOCATION_TYPE_DEVICE
+constexpr int kMemAccessReadWrite = 3;        // CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+constexpr int kMemGranularityMinimum = 0;     // CU_MEM_ALLOC_GRANULARITY_MINIMUM
 
 struct DriverApi {
   CUresult (*cuInit)(unsigned);
@@ -69,8 +103,23 @@ struct DriverApi {
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream, void**, void**);
+  // Virtual memory management: the cuda executor maps each buffer on its own between unmapped gaps.
+  CUresult (*cuMemAddressReserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long);
+  CUresult (*cuMemAddressFree)(CUdeviceptr, size_t);
+  CUresult (*cuMemCreate)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long);
+  CUresult (*cuMemRelease)(CUmemGenericAllocationHandle);
+  CUresult (*cuMemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+  CUresult (*cuMemUnmap)(CUdeviceptr, size_t);
+  CUresult (*cuMemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t);
+  CUresult (*cuMemGetAllocationGranularity)(size_t*, const CUmemAllocationProp*, int);
+  // What a kernel may have done to the context it was given (the cuda executor checks after it ran).
+  CUresult (*cuDevicePrimaryCtxGetState)(CUdevice, unsigned*, int*);
+  CUresult (*cuCtxGetCurrent)(CUcontext*);
+  CUresult (*cuPointerGetAttribute)(void*, int, CUdeviceptr);
   // Optional (nullptr where the driver lacks it): undoes persisting-L2 access windows.
   CUresult (*cuCtxResetPersistingL2Cache)();
+  // Optional (CUDA 12.0 on): a context's unique id, which a destroyed and re-created one does not keep.
+  CUresult (*cuCtxGetId)(CUcontext, unsigned long long*);
 };
 
 using nvrtcResult = int;

@@ -20,8 +20,10 @@ using eval::ErrorKind;
 
 // Guard gaps hold this 32-bit pattern: bytes that vary, so that writing any constant changes some.
 constexpr uint32_t kGuardPattern = 0x5BA5C3E1u;
-// Between two regions in device memory.
-constexpr uint64_t kGuardBytes = 64 << 10;  // as the arena's (TensorArena::guard_bytes)
+// Between two regions in device memory, and before the first and after the last. OpenCL cannot
+// place buffers between unmapped gaps (as the cuda executor does): a write this far from a buffer
+// lands in the gap and is seen; a farther one is not guaranteed to be (docs/EVALUATION.md).
+constexpr uint64_t kGuardBytes = 2 << 20;
 
 uint64_t round_up(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
 

@@ -7,7 +7,8 @@
 //
 // The shared arena's regions (runtime/tensor_arena.h) are mirrored in one device buffer, each at a
 // place where the kernel argument pointing into it is aligned for a sub-buffer
-// (CL_DEVICE_MEM_BASE_ADDR_ALIGN), with guard gaps between regions filled with a pattern. Every
+// (CL_DEVICE_MEM_BASE_ADDR_ALIGN), with 2 MiB guard gaps between and around regions filled with a
+// pattern (OpenCL cannot leave unmapped address space between buffers, as the cuda executor does). Every
 // tensor argument is a sub-buffer from its data to the end of its region (the trailing canary), so
 // small overruns land in canary bytes and larger ones in the gaps. Scratch buffers of the launch
 // description are sub-buffers of the slot's scratch region, each aligned the same way. Around every

@@ -352,6 +352,7 @@ WorkerStatus Worker::load(int slot, const Artifact& artifact, const std::vector<
   WorkerStatus s = request({{"op", "load"}, {"slot", slot}, {"params", params}}, fd, timeout_s, &reply);
   ::close(fd);
   if (!s.ok()) return s;
+  if (reply.contains("fault")) return executor_fault(reply);  // e.g. static constructors that reset the device
   if (!reply.value("ok", false)) return {ErrorKind::Load, reply.value("message", std::string("load failed"))};
   *scratch_bytes = reply.value("scratch_bytes", int64_t{-1});
   return {};
@@ -377,6 +378,7 @@ WorkerStatus Worker::attach(const TensorArena& arena, const std::vector<SlotBind
   WorkerStatus s = request({{"op", "attach"}, {"size", arena.size()}, {"regions", regions}, {"slots", js}},
                            arena.fd(), timeout_s, &reply);
   if (!s.ok()) return s;
+  if (reply.contains("fault")) return executor_fault(reply);  // e.g. no device memory for the buffers
   if (!reply.value("ok", false)) return {ErrorKind::Internal, "attach: " + reply.value("message", std::string())};
   arena_base_in_worker_ = reply.value("base", uint64_t{0});
   return {};

@@ -1,7 +1,8 @@
 // The cuda backend end to end on a GPU: the native default lowering is correct under the whole
 // protocol, and the CUDA corpus (tests/adversarial/cuda/) gets the verdict each file's header
-// names: device-side overruns, input writes, work left on another stream and sticky errors (the
-// worker replaced) are caught. Every test skips, saying why, on a machine without a CUDA device.
+// names: device-side overruns near and far, input writes, work left on another stream, sticky
+// errors and a destroyed or replaced context (the worker replaced; the candidate blamed) are
+// caught. Every test skips, saying why, on a machine without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -85,8 +86,39 @@ TEST(CudaDevice, AStickyErrorDoesNotLeakIntoTheNextCandidate) {
   runtime::Source base = native_baseline_source(ref.instance(), "cuda");
   std::string dir = ekb::testing::adversarial_dir() + "/cuda/";
   CandidateResult crash = evaluate(*backend, ref, runtime::Source::from_file(dir + "illegal_address.cu"), base, gpu_options());
-  EXPECT_EQ(crash.error, ErrorKind::Crash) << crash.message;
+  EXPECT_EQ(crash.error, ErrorKind::OutOfBounds) << crash.message;
   EXPECT_NE(crash.message.find("CUDA_ERROR"), std::string::npos) << crash.message;
+  CandidateResult ok = evaluate(*backend, ref, runtime::Source::from_file(dir + "ok_gemm.cu"), base, gpu_options());
+  EXPECT_TRUE(ok.correct) << ok.message;
+}
+
+TEST(CudaDevice, AnAccessFarFromEveryBufferFaultsAsOutOfBounds) {
+  REQUIRE_GPU(backend);
+  WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference("linalg.gemm/small");
+  runtime::Source base = native_baseline_source(ref.instance(), "cuda");
+  std::string dir = ekb::testing::adversarial_dir() + "/cuda/";
+  CandidateResult far = evaluate(*backend, ref, runtime::Source::from_file(dir + "far_write_kernel.cu"), base, gpu_options());
+  EXPECT_EQ(far.error, ErrorKind::OutOfBounds) << far.message;
+  EXPECT_NE(far.message.find("outside its buffers"), std::string::npos) << far.message;
+  // Just before a buffer: the mapped guard bytes there, checked on the device, name the buffer.
+  CandidateResult before = evaluate(*backend, ref, runtime::Source::from_file(dir + "underrun_4k.cu"), base, gpu_options());
+  EXPECT_EQ(before.error, ErrorKind::OutOfBounds) << before.message;
+  EXPECT_NE(before.message.find("before the start of output 'C'"), std::string::npos) << before.message;
+}
+
+TEST(CudaDevice, BreakingTheContextIsTheCandidatesFaultNotTheHarnesss) {
+  REQUIRE_GPU(backend);
+  WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference("linalg.gemm/small");
+  runtime::Source base = native_baseline_source(ref.instance(), "cuda");
+  std::string dir = ekb::testing::adversarial_dir() + "/cuda/";
+  for (const char* file : {"device_reset.cu", "device_reset_reinit.cu"}) {
+    CandidateResult reset = evaluate(*backend, ref, runtime::Source::from_file(dir + file), base, gpu_options());
+    EXPECT_EQ(reset.error, ErrorKind::Crash) << file << ": " << reset.message;
+    EXPECT_NE(reset.message.find("destroyed the CUDA context"), std::string::npos) << file << ": " << reset.message;
+  }
+  CandidateResult other = evaluate(*backend, ref, runtime::Source::from_file(dir + "switches_context.cu"), base, gpu_options());
+  EXPECT_EQ(other.error, ErrorKind::Crash) << other.message;
+  EXPECT_NE(other.message.find("another CUDA context current"), std::string::npos) << other.message;
   CandidateResult ok = evaluate(*backend, ref, runtime::Source::from_file(dir + "ok_gemm.cu"), base, gpu_options());
   EXPECT_TRUE(ok.correct) << ok.message;
 }
