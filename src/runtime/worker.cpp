@@ -77,7 +77,10 @@ int sealed_copy(const std::string& path) {
   }
   const int saved_errno = errno;
   ::close(in);
-  if (ok && ::fcntl(out, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0) return out;
+  // Executors that read the descriptor (OpenCL and CUDA programs) start at its offset: rewind it.
+  if (ok && ::fcntl(out, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0 &&
+      ::lseek(out, 0, SEEK_SET) == 0)
+    return out;
   if (out >= 0) ::close(out);
   errno = saved_errno;
   return -1;
