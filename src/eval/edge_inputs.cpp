@@ -7,16 +7,8 @@
 
 namespace ekb::eval {
 
-namespace {
-
-struct Ends {
-  double lo = 0, hi = 0;
-  bool usable = false;
-};
-
-// The domain's ends as values of the element type (mirrors the rules of ir/inputs.h).
-Ends domain_ends(const ir::Instance& inst, const ir::TensorInstance& t) {
-  Ends e;
+DomainEnds input_domain_ends(const ir::Instance& inst, const ir::TensorInstance& t) {
+  DomainEnds e;
   const ir::InputDomain& dom = t.decl->domain;
   if (dom.kind == ir::DomainKind::Spd) return e;
   const ir::ScalarType ty = t.type;
@@ -51,8 +43,6 @@ Ends domain_ends(const ir::Instance& inst, const ir::TensorInstance& t) {
   return {static_cast<double>(lo), static_cast<double>(hi), true};
 }
 
-}  // namespace
-
 std::vector<ir::TensorData> generate_edge_inputs(const ir::Instance& inst, uint64_t seed, bool* changed) {
   std::vector<ir::TensorData> inputs = ir::generate_inputs(inst, seed);
   if (changed) *changed = false;
@@ -60,7 +50,7 @@ std::vector<ir::TensorData> generate_edge_inputs(const ir::Instance& inst, uint6
   for (const ir::TensorInstance& t : inst.tensors) {
     if (t.decl->role != ir::TensorRole::Input) continue;
     ir::TensorData& d = inputs[k];
-    Ends ends = domain_ends(inst, t);
+    DomainEnds ends = input_domain_ends(inst, t);
     ir::Rng rng(ir::input_stream_seed(seed ^ 0xED6EED6EED6EULL, k));
     ++k;
     if (!ends.usable) continue;

@@ -16,6 +16,16 @@
 
 namespace ekb::eval {
 
+// The ends of an input's declared domain as values of its element type (the rules of ir/inputs.h:
+// float ends rounded into the type and nudged inward; integer ends clipped to the type; the default
+// domains). Not usable for `spd` inputs and domains whose ends coincide.
+struct DomainEnds {
+  double lo = 0, hi = 0;
+  bool usable = false;
+  bool contains(double v) const { return usable && lo <= v && v <= hi; }
+};
+DomainEnds input_domain_ends(const ir::Instance& inst, const ir::TensorInstance& t);
+
 // One TensorData per input, like ir::generate_inputs. `changed` (optional) is set when at least one
 // input has a domain with distinct ends, i.e. when the trial differs from a random one in kind.
 std::vector<ir::TensorData> generate_edge_inputs(const ir::Instance& inst, uint64_t seed,

@@ -61,7 +61,7 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   // ---- reference trials ----
   const auto t_check = Clock::now();
   const int n_trials = std::max(1, options.trials);
-  workload.prepare(n_trials + (options.time ? options.recheck_trials : 0), options.edge_trial);
+  workload.prepare(n_trials + (options.time ? options.recheck_trials : 0), options.edge_trial, options.branch_trials);
   std::vector<const Trial*> random_trials, recheck_trials;
   for (int k = 0; k < n_trials; ++k) random_trials.push_back(&workload.random_trial(k));
   if (options.time)
@@ -70,7 +70,12 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
     if (!t->reference_error.empty()) return fail(ErrorKind::Internal, "the reference failed on " + t->label + ": " + t->reference_error);
   for (const Trial* t : recheck_trials)
     if (!t->reference_error.empty()) return fail(ErrorKind::Internal, "the reference failed on " + t->label + ": " + t->reference_error);
-  const Trial* edge = options.edge_trial ? workload.edge_trial() : nullptr;
+  // Trials aimed at the ends of domains and at the compute layer's data-dependent branches.
+  std::vector<const Trial*> targeted;
+  if (const Trial* edge = options.edge_trial ? workload.edge_trial() : nullptr) targeted.push_back(edge);
+  if (options.branch_trials)
+    for (int k = 0; k < workload.branch_trial_count(); ++k)
+      if (const Trial* t = workload.branch_trial(k)) targeted.push_back(t);
 
   // ---- the worker, with the baseline checked before any candidate code is loaded ----
   SessionOptions so;
@@ -103,14 +108,14 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
     return fail(ErrorKind::Internal, "the baseline fails its own check: " + bc.message);
   }
   std::vector<const Trial*> trials = random_trials;
-  if (edge) {
-    // Edge inputs are only fair where the baseline itself is within tolerance on them.
-    CheckOutcome be = check_trials(*session, kBaselineSlot, {edge}, 0);
+  for (const Trial* t : targeted) {
+    // Targeted inputs are only fair where the baseline itself is within tolerance on them.
+    CheckOutcome be = check_trials(*session, kBaselineSlot, {t}, 0);
     if (!session->alive()) {
       finish_check();
-      return fail(ErrorKind::Internal, "the baseline failed on edge inputs: " + be.message);
+      return fail(ErrorKind::Internal, "the baseline failed on " + t->label + ": " + be.message);
     }
-    if (be.ok()) trials.push_back(edge);
+    if (be.ok()) trials.push_back(t);
   }
 
   // ---- the candidate: load, correctness ----

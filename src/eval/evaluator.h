@@ -23,6 +23,7 @@ struct EvalOptions {
   // Correctness.
   int trials = 3;                // random-input trials before timing (each a fresh seed)
   bool edge_trial = true;        // plus one with inputs at their domain bounds, where there are any
+  bool branch_trials = true;     // plus those derived from the compute layer (branch_trials.h), where it has their construct
   int recheck_trials = 1;        // random-input trials after timing, on seeds not used before
   double async_window_ms = 5;    // how long outputs are watched after each trial's call returned
   double call_timeout_s = 10;    // per kernel call (and per load)

@@ -129,10 +129,10 @@ std::optional<ReferenceCache> ReferenceCache::default_cache() {
   return ReferenceCache(runtime::default_cache_dir(), mb << 20);
 }
 
-std::string ReferenceCache::key(const ir::Instance& inst, uint64_t seed, bool edge) {
+std::string ReferenceCache::key(const ir::Instance& inst, uint64_t seed, const std::string& kind) {
   return runtime::content_key({"ekb.reference/1", runtime::executable_content_key(),
                                ir::print_pattern(inst.pattern()), ir::print_workload(*inst.workload),
-                               edge ? "edge" : "random", std::to_string(seed)});
+                               kind, std::to_string(seed)});
 }
 
 std::optional<StoredReference> ReferenceCache::load(const std::string& key, const ir::Instance& inst) const {

@@ -34,7 +34,8 @@ class ReferenceCache {
   // (default 4096; 0 turns the cache off, giving nullopt).
   static std::optional<ReferenceCache> default_cache();
 
-  static std::string key(const ir::Instance& inst, uint64_t seed, bool edge);
+  // `kind`: "random", "edge", or a branch trial's label (which says how its inputs are made).
+  static std::string key(const ir::Instance& inst, uint64_t seed, const std::string& kind);
 
   // nullopt when absent or unreadable (a damaged file is treated as absent and removed).
   std::optional<StoredReference> load(const std::string& key, const ir::Instance& inst) const;

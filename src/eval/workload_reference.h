@@ -4,7 +4,8 @@
 // for the baseline and every candidate; trials are computed on first use (in parallel by prepare()).
 //
 // Trial seeds are base_seed + k for random trial k (k = 0, 1, ...): distinct, and the same for every
-// candidate. The evaluator uses trials 0..n-1 for the correctness check and timing, and later ones
+// candidate. Besides them: one edge-value trial (edge_inputs.h) and the trials derived from the
+// compute layer (branch_trials.h), which the evaluator uses only where the baseline passes them. The evaluator uses trials 0..n-1 for the correctness check and timing, and later ones
 // for the re-check after timing ("inputs never used before" by that candidate).
 #pragma once
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/branch_trials.h"
 #include "eval/kernel_interface.h"
 #include "eval/reference_cache.h"
 #include "ir/instance.h"
@@ -24,7 +26,7 @@ namespace ekb::eval {
 struct Trial {
   std::string label;                          // "random inputs (seed 7)", "edge values (seed ...)"
   uint64_t seed = 0;
-  bool edge = false;
+  std::string kind;                           // "random", "edge", or a branch trial's label (the cache key's)
   std::vector<std::vector<uint8_t>> inputs;   // each input's buffer, ABI order
   std::vector<ir::TensorData> expected;       // each output's reference values, ABI order
   std::vector<double> rms;                    // root mean square of each expected output (finite values)
@@ -50,11 +52,16 @@ class WorkloadReference {
   // The edge-value trial (edge_inputs.h); nullptr when no input has distinct domain ends or the
   // reference fails on them.
   const Trial* edge_trial();
-  // Computes random trials [0, n) and the edge trial (if asked) concurrently.
-  void prepare(int n, bool edge);
+  // The trials derived from the compute layer (branch_trials.h): branch_trial(k) for k in
+  // [0, branch_trial_count()), computed on first use; nullptr where the reference fails on them.
+  int branch_trial_count() const { return static_cast<int>(branch_plans_.size()); }
+  const Trial* branch_trial(int k);
+  // Computes random trials [0, n), the edge trial and the branch trials (if asked) concurrently.
+  void prepare(int n, bool edge, bool branch = false);
 
  private:
-  std::unique_ptr<Trial> make_trial(uint64_t seed, bool edge) const;
+  std::unique_ptr<Trial> make_trial(uint64_t seed, const std::string& kind, std::string label,
+                                    const std::vector<ir::TensorData>& inputs) const;
 
   const ir::Instance& inst_;
   const uint64_t base_seed_;
@@ -64,6 +71,8 @@ class WorkloadReference {
   std::map<int, std::unique_ptr<Trial>> random_;
   std::unique_ptr<Trial> edge_;
   bool edge_done_ = false;
+  const std::vector<BranchTrialPlan> branch_plans_;
+  std::map<int, std::unique_ptr<Trial>> branch_;  // null: the reference fails on that trial
 };
 
 }  // namespace ekb::eval

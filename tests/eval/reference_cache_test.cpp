@@ -86,21 +86,21 @@ TEST_F(ReferenceCacheTest, IntegerOutputsRoundTrip) {
 
 TEST_F(ReferenceCacheTest, KeysSeparateSeedsKindsAndWorkloads) {
   ir::Instance a = bind("nn.softmax/kws_1x12");
-  std::string k0 = ReferenceCache::key(a, 1, false);
-  EXPECT_EQ(k0, ReferenceCache::key(a, 1, false));
-  EXPECT_NE(k0, ReferenceCache::key(a, 2, false));
-  EXPECT_NE(k0, ReferenceCache::key(a, 1, true));
+  std::string k0 = ReferenceCache::key(a, 1, "random");
+  EXPECT_EQ(k0, ReferenceCache::key(a, 1, "random"));
+  EXPECT_NE(k0, ReferenceCache::key(a, 2, "random"));
+  EXPECT_NE(k0, ReferenceCache::key(a, 1, "edge"));
   for (const auto& w : suite_.workloads()) {
     if (w.pattern->name() != "nn.softmax" || w.full_name() == a.full_name()) continue;
     ir::Instance b = bind(w.full_name());
-    EXPECT_NE(k0, ReferenceCache::key(b, 1, false)) << w.full_name();
+    EXPECT_NE(k0, ReferenceCache::key(b, 1, "random")) << w.full_name();
   }
 }
 
 TEST_F(ReferenceCacheTest, DamagedFilesAreRecomputedNotUsed) {
   ir::Instance inst = bind("nn.softmax/kws_1x12");
   ReferenceCache cache(root_, 64 << 20);
-  const std::string key = ReferenceCache::key(inst, kDefaultBaseSeed, false);
+  const std::string key = ReferenceCache::key(inst, kDefaultBaseSeed, "random");
   WorkloadReference first(inst, kDefaultBaseSeed, &cache);
   const Trial& computed = first.random_trial(0);
   const std::string path = root_ + "/reference/" + key + ".ref";
