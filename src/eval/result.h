@@ -83,6 +83,10 @@ struct CandidateResult {
   std::optional<TimeStats> baseline;  // baseline, measured interleaved with the candidate
   std::optional<double> speedup;      // baseline.median / time.median
   double max_abs_error = 0;           // of the worst correctness trial, for diagnosis
+  // The worst compared element's |error| as a fraction of its allowed error, over every trial:
+  // how close a pass came (at most 1 when correct). Absent when no output was compared; infinite
+  // for a non-finite or integer mismatch (null in JSON, like NaN).
+  std::optional<double> max_error_ratio;
   EvalCost cost;
   std::optional<Provenance> provenance;
 };

@@ -17,7 +17,8 @@ namespace ekb::results {
 namespace {
 
 // 1: runs, results, calibrations. 2: the budget ledger of each result (columns method .. wall_s).
-constexpr int kSchemaVersion = 2;
+// 3: max_error_ratio, how close each result came to its tolerance.
+constexpr int kSchemaVersion = 3;
 
 // synchronous=FULL makes each commit durable even across power loss; one fsync per evaluated
 // candidate is negligible next to compiling and timing it.
@@ -96,16 +97,22 @@ ALTER TABLE results ADD COLUMN evaluations   INTEGER;
 ALTER TABLE results ADD COLUMN wall_s        REAL;
 )sql";
 
+// Schema 2 -> 3: the worst element's error as a fraction of its allowed error (NULL for results
+// stored before, for those that compared no output, and for an infinite ratio).
+constexpr const char* kAddErrorRatio = R"sql(
+ALTER TABLE results ADD COLUMN max_error_ratio REAL;
+)sql";
+
 // kMigrations[v] takes a database at schema version v to v + 1 (0: a new, empty file).
-constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger};
+constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger, kAddErrorRatio};
 
 constexpr const char* kResultColumns =
     "workload, solution, sample, task, backend, compiled, correct, error, message, "
     "time_median_ms, time_p25_ms, time_p75_ms, time_runs, "
     "baseline_median_ms, baseline_p25_ms, baseline_p75_ms, baseline_runs, "
     "speedup, max_abs_error, compile_s, check_s, time_s, compile_cached, "
-    "method, model, llm_calls, input_tokens, output_tokens, cost_usd, evaluations, wall_s";
-constexpr int kResultColumnCount = 31;
+    "method, model, llm_calls, input_tokens, output_tokens, cost_usd, evaluations, wall_s, max_error_ratio";
+constexpr int kResultColumnCount = 32;
 
 constexpr const char* kRunColumns =
     "r.id, r.created, r.backend, r.device, r.options, r.solutions_dir, r.selection, r.finished, "
@@ -400,6 +407,10 @@ bool ResultStore::add(const std::string& run, const eval::CandidateResult& r) {
     q.bind(i++, r.cost.time_s);
     q.bind(i++, r.cost.compile_cached ? 1 : 0);
     bind_provenance(q, i, r.provenance);
+    i += 8;
+    // An infinite ratio (a NaN or integer mismatch) is stored as NULL, as the JSON writes it.
+    if (r.max_error_ratio && std::isfinite(*r.max_error_ratio)) q.bind(i++, *r.max_error_ratio);
+    else q.bind(i++);
     return q.exec() == 1;
   } catch (const SQLite::Exception& e) {
     if (!this->run(run)) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
@@ -433,6 +444,7 @@ std::vector<eval::CandidateResult> ResultStore::results(const std::string& run) 
     r.cost.time_s = q.getColumn(21).getDouble();
     r.cost.compile_cached = q.getColumn(22).getInt() != 0;
     r.provenance = column_provenance(q, 23);
+    if (!q.getColumn(31).isNull()) r.max_error_ratio = q.getColumn(31).getDouble();
     out.push_back(std::move(r));
   }
   return out;
