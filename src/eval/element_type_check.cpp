@@ -90,12 +90,36 @@ std::string mismatch_message(const KernelInterface& k, const std::vector<ScalarT
   return message;
 }
 
+// Whether `ekb_main` appears in the code outside comments and string literals: a source whose
+// entry point is misspelt (it only says "ekb_main" in a comment) must still fail to load as
+// before, not on an undeclared name in the check.
+bool code_names_entry_point(const std::string& text) {
+  std::string code;
+  code.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 2, "//") == 0) {
+      i = std::min(text.find('\n', i), text.size());
+    } else if (text.compare(i, 2, "/*") == 0) {
+      i = std::min(text.find("*/", i + 2), text.size()) + 1;
+    } else if (text[i] == '"' || text[i] == '\'') {
+      const char quote = text[i];
+      for (++i; i < text.size() && text[i] != quote && text[i] != '\n'; ++i)
+        if (text[i] == '\\') ++i;
+    } else {
+      code += text[i];
+      continue;
+    }
+    code += ' ';
+  }
+  static const std::regex kEntryPoint(R"(\bekb_main\b)");
+  return std::regex_search(code, kEntryPoint);
+}
+
 }  // namespace
 
 std::string element_type_check(const ir::Instance& inst, runtime::Language language, const std::string& source_text) {
   if (language == runtime::Language::OpenCL) return "";
-  static const std::regex kNamesEntry(R"(\bekb_main\b)");
-  if (!std::regex_search(source_text, kNamesEntry)) return "";
+  if (!code_names_entry_point(source_text)) return "";
   const codegen::Target target = language == runtime::Language::Cuda ? codegen::Target::Cuda : codegen::Target::Cpu;
   const KernelInterface k = kernel_interface(inst);
   const std::vector<ScalarType> expected = argument_types(k, inst.type_params);

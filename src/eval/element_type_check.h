@@ -19,7 +19,8 @@
 namespace ekb::eval {
 
 // The text to append to a source in `language` for workload `inst`: "" for OpenCL and for a source
-// that never names ekb_main (it fails to load as before). It starts on a new line with a #line
+// whose code (outside comments and string literals) never names ekb_main (it fails to load as
+// before). It starts on a new line with a #line
 // directive, so the compiler's diagnostics about the solution's own lines keep their numbers.
 std::string element_type_check(const ir::Instance& inst, runtime::Language language,
                                const std::string& source_text);
