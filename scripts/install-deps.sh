@@ -8,6 +8,7 @@ packages=(
   clang libclang-rt-14-dev          # the cpu backend's compiler, and libFuzzer for the parser fuzz target
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libxxhash-dev
   libsqlite3-dev libsqlitecpp-dev libcurl4-openssl-dev
+  libssl-dev                        # HMAC-SHA256 of the workspace check ledger
   libcpp-httplib-dev                # the loopback LLM server in tests/llm
   libgtest-dev libgmock-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd

@@ -3,9 +3,10 @@
  * A solution defines   void ekb_main(<inputs...>, <outputs...>, <int64_t params...>)
  * with C linkage; `ekb prompt WORKLOAD --backend cpu` prints the exact signature. Inputs are
  * read-only, every output element must be written, and no memory may be kept between calls.
- * A solution that needs scratch memory declares it instead of allocating it: it also defines
+ * A solution that needs scratch memory may declare it instead of allocating it: it also defines
  *     int64_t ekb_scratch_bytes(<int64_t params...>);
- * and then ekb_main takes one more final parameter, `void* scratch` (64-byte aligned).
+ * and then ekb_main takes one more final parameter, `void* scratch` (64-byte aligned), allocated
+ * outside the timed call. Memory allocated in the call is allowed, timed, and freed before return.
  * See docs/ABI.md.
  */
 #ifndef EKB_ABI_H

@@ -30,6 +30,12 @@ struct ReportOptions {
 std::string percent(std::optional<double> v) { return v ? fmt::format("{:.1f}%", *v * 100) : "-"; }
 std::string times(std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : "-"; }
 
+// A run with --no-timing measured no speedups: its Fast@p is unknown ("-"), not 0%.
+std::optional<double> fast(const std::map<double, double>& fast_at, double p, bool timed) {
+  if (!timed) return std::nullopt;
+  return fast_at.at(p);
+}
+
 // First line, whitespace collapsed, at most `width` characters: compiler logs can be pages long.
 std::string shorten(const std::string& message, size_t width = 110) {
   std::string line = message.substr(0, message.find('\n'));
@@ -48,46 +54,46 @@ std::string shorten(const std::string& message, size_t width = 110) {
 }
 
 void print_table(const std::string& title, const std::vector<results::GroupSummary>& groups,
-                 const eval::Summary& total) {
+                 const eval::Summary& total, bool timed) {
   fmt::print("\nby {}\n", title);
   fmt::print("  {:<22} {:>9} {:>6} {:>8} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}\n", title, "WORKLOADS", "N",
              "COMPILED", "CORRECT", "CORRECT@1", "FAST@1.0", "FAST@1.5", "GEOMEAN", "ROOFLINE");
-  auto row = [](const std::string& key, const eval::Summary& s) {
+  auto row = [timed](const std::string& key, const eval::Summary& s) {
     fmt::print("  {:<22} {:>9} {:>6} {:>8} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}\n", key, s.workloads, s.n,
-               s.compiled, s.correct, percent(s.correct_at_k.at(1)), percent(s.fast_at.at(1.0)),
-               percent(s.fast_at.at(1.5)), times(s.geomean_speedup), percent(s.median_roofline_fraction));
+               s.compiled, s.correct, percent(s.correct_at_k.at(1)), percent(fast(s.fast_at, 1.0, timed)),
+               percent(fast(s.fast_at, 1.5, timed)), times(s.geomean_speedup), percent(s.median_roofline_fraction));
   };
   for (const auto& g : groups) row(g.key, g.summary);
   row("all", total);
 }
 
 // Each sample index on its own (KernelBench's one-shot numbers are sample 0's).
-void print_samples(const eval::Summary& total) {
+void print_samples(const eval::Summary& total, bool timed) {
   fmt::print("\nby sample index (each over all workloads)\n");
   fmt::print("  {:<8} {:>8}", "SAMPLE", "CORRECT");
   for (double p : eval::kFastThresholds) fmt::print(" {:>8}", "FAST@" + eval::threshold_key(p));
   fmt::print("\n");
   for (const auto& [sample, scores] : total.by_sample) {
     fmt::print("  {:<8} {:>8}", fmt::format("s{}", sample), percent(scores.correct));
-    for (double p : eval::kFastThresholds) fmt::print(" {:>8}", percent(scores.fast_at.at(p)));
+    for (double p : eval::kFastThresholds) fmt::print(" {:>8}", percent(fast(scores.fast_at, p, timed)));
     fmt::print("\n");
   }
 }
 
 // Scores and the budget ledger per method, so methods are compared at equal cost.
-void print_methods(const std::vector<results::GroupSummary>& methods) {
+void print_methods(const std::vector<results::GroupSummary>& methods, bool timed) {
   fmt::print("\nby method (ledger: what producing the solutions cost, from their .meta.json)\n");
   fmt::print("  {:<22} {:>6} {:>9} {:>8} {:>9} {:>10} {:>10} {:>9} {:>6} {:>9}\n", "METHOD", "N", "CORRECT@1",
              "FAST@1.0", "LLM CALLS", "IN TOKENS", "OUT TOKENS", "COST USD", "EVALS", "WALL S");
   for (const auto& [method, s] : methods) {
     if (s.ledgered == 0) {
       fmt::print("  {:<22} {:>6} {:>9} {:>8} {:>9}\n", method, s.n, percent(s.correct_at_k.at(1)),
-                 percent(s.fast_at.at(1.0)), "-");
+                 percent(fast(s.fast_at, 1.0, timed)), "-");
       continue;
     }
     const eval::Ledger& l = s.ledger;
     fmt::print("  {:<22} {:>6} {:>9} {:>8} {:>9} {:>10} {:>10} {:>9.4f} {:>6} {:>9.1f}\n", method, s.n,
-               percent(s.correct_at_k.at(1)), percent(s.fast_at.at(1.0)), l.llm_calls, l.input_tokens,
+               percent(s.correct_at_k.at(1)), percent(fast(s.fast_at, 1.0, timed)), l.llm_calls, l.input_tokens,
                l.output_tokens, l.cost_usd, l.evaluations, l.wall_s);
   }
 }
@@ -145,21 +151,24 @@ results::RunReport print_run_report(const suite::Suite& suite, const results::Re
   else
     fmt::print("  roofline: no calibration for this device; `ekb calibrate --backend {}` measures one\n", run.backend);
 
-  for (results::GroupBy g : groupings) print_table(std::string(results::group_by_name(g)), report.by(g), report.summary);
+  const bool timed = run.timed();
+  for (results::GroupBy g : groupings)
+    print_table(std::string(results::group_by_name(g)), report.by(g), report.summary, timed);
   const auto& s = report.summary;
   fmt::print("\nFast@p  ");
-  for (double p : eval::kFastThresholds) fmt::print("  {}: {}", eval::threshold_key(p), percent(s.fast_at.at(p)));
-  fmt::print("\n");
+  for (double p : eval::kFastThresholds)
+    fmt::print("  {}: {}", eval::threshold_key(p), percent(fast(s.fast_at, p, timed)));
+  fmt::print("{}\n", timed ? "" : "  (--no-timing: nothing was timed)");
   if (s.max_samples > 1) {
     fmt::print("best of n");
     for (double p : eval::kFastThresholds)
-      fmt::print("  {}: {}", eval::threshold_key(p), percent(s.fast_at_best_of_n.at(p)));
+      fmt::print("  {}: {}", eval::threshold_key(p), percent(fast(s.fast_at_best_of_n, p, timed)));
     fmt::print("\nCorrect@k");
     for (const auto& [k, v] : s.correct_at_k) fmt::print("  @{}: {}", k, percent(v));
     fmt::print("\n");
-    print_samples(s);
+    print_samples(s, timed);
   }
-  if (s.ledgered > 0) print_methods(report.by_method());
+  if (s.ledgered > 0) print_methods(report.by_method(), timed);
   print_failures(report, failures);
   return report;
 }

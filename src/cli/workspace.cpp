@@ -94,6 +94,7 @@ void run_collect(const WorkspaceOptions& o) {
              c.solution_path.empty() ? c.meta_path : c.solution_path);
   fmt::print("  {} check calls, {:.1f} s, {} LLM calls, {} input + {} output tokens, ${:.4f}\n", m.check_calls.value_or(0),
              m.ledger.wall_s, m.ledger.llm_calls, m.ledger.input_tokens, m.ledger.output_tokens, m.ledger.cost_usd);
+  if (m.status == "failed") g_exit_code = 1;  // a ledger that does not verify: recorded, and said
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ CheckOutcome check_trials(KernelSession& session, int slot, const std::vector<co
     spec.async_window_ms = async_window_ms;
     CallResult r = session.call(slot, *trials[i], spec);
     out.max_abs_error = std::max(out.max_abs_error, r.max_abs_error);
+    out.max_error_ratio = std::max(out.max_error_ratio, r.max_error_ratio);
     if (!r.ok()) {
       out.error = r.error;
       out.message = trials[i]->label + ": " + r.message;

@@ -14,6 +14,7 @@ struct CheckOutcome {
   ErrorKind error = ErrorKind::None;
   std::string message;        // prefixed with the failing trial's label
   double max_abs_error = 0;   // the largest over the trials that ran
+  double max_error_ratio = 0; // the largest |error| / allowed error over the trials that ran
   bool ok() const { return error == ErrorKind::None; }
 };
 

@@ -127,6 +127,7 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   }
   CheckOutcome cc = check_trials(*session, kCandidateSlot, trials, options.async_window_ms);
   r.max_abs_error = cc.max_abs_error;
+  r.max_error_ratio = cc.max_error_ratio;
   finish_check();
   if (!cc.ok()) return fail(cc.error, cc.message);
   if (!options.time) {
@@ -154,6 +155,7 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
                                  static_cast<int>(trials.size()));
   r.cost.check_s += seconds_since(t_recheck);
   r.max_abs_error = std::max(r.max_abs_error, rc.max_abs_error);
+  r.max_error_ratio = std::max(*r.max_error_ratio, rc.max_error_ratio);
   if (!rc.ok()) return fail(rc.error, "after timing, " + rc.message);
 
   r.correct = true;

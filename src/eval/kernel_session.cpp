@@ -176,6 +176,7 @@ CallResult KernelSession::check_after_call(int slot, const Trial* trial, const C
     OutputVerdict v = check_output(k.outputs[o]->decl->name, outputs[o], trial->expected[o], trial->rms[o],
                                    spec.poison_pattern);
     r.max_abs_error = std::max(r.max_abs_error, v.max_abs_error);
+    r.max_error_ratio = std::max(r.max_error_ratio, v.max_error_ratio);
     if (v.error != ErrorKind::None && r.ok()) {
       r.error = v.error;
       r.message = v.message;

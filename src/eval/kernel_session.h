@@ -45,6 +45,7 @@ struct CallResult {
   std::string message;
   double ms = 0;             // the call's duration, measured in the worker
   double max_abs_error = 0;  // of the outputs, when compared with the reference
+  double max_error_ratio = 0;  // the worst element's |error| / allowed error (OutputVerdict)
   bool ok() const { return error == ErrorKind::None; }
 };
 

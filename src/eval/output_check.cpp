@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "eval/poison.h"
 #include "eval/tolerance.h"
@@ -57,6 +58,13 @@ int64_t poison_int_value(ScalarType t, int pattern) {
   uint8_t buf[8];
   std::memcpy(buf, &bits, 8);
   return int_value(t, buf, 0);
+}
+
+// "3.2x": how many times its allowed error an element is off.
+std::string ratio_text(double ratio) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.3gx", ratio);
+  return b;
 }
 
 std::string number(double v) {
@@ -117,51 +125,54 @@ OutputVerdict check_output(const std::string& name, const uint8_t* data, const i
     }
   }
 
+  // The worst element is the one furthest outside (or closest to leaving) its allowed error: the
+  // one a developer should look at, and v.max_error_ratio says how close a pass came.
   Tolerance tol = tolerance_for(t);
   tol.rtol *= tolerance_scale;
   tol.atol_rms *= tolerance_scale;
-  int64_t bad = 0, first = -1;
-  double first_got = 0, first_want = 0, first_allowed = 0, worst_bad = 0;
+  const double inf = std::numeric_limits<double>::infinity();
+  int64_t bad = 0, first = -1, worst = -1;
+  double worst_ratio = -1, worst_got = 0, worst_want = 0, worst_allowed = 0;
   for (int64_t k = 0; k < n; ++k) {
     const size_t ks = static_cast<size_t>(k);
+    double got, want, allowed = 0, ratio;
     if (is_float) {
-      const double want = expected.f[ks];
-      const double got = float_value(t, data, k);
-      bool ok;
-      double allowed = 0;
-      if (std::isnan(want)) ok = std::isnan(got);
-      else if (std::isinf(want)) ok = got == want;
-      else if (!std::isfinite(got)) ok = false;
+      want = expected.f[ks];
+      got = float_value(t, data, k);
+      if (std::isnan(want)) ratio = std::isnan(got) ? 0 : inf;
+      else if (std::isinf(want)) ratio = got == want ? 0 : inf;
+      else if (!std::isfinite(got)) ratio = inf;
       else {
         const double err = std::fabs(got - want);
         allowed = tol.rtol * std::fabs(want) + tol.atol_rms * rms;
-        ok = err <= allowed;
-        if (err > v.max_abs_error) v.max_abs_error = err;
-        if (!ok && err > worst_bad) worst_bad = err;
+        ratio = err <= allowed ? (allowed > 0 ? err / allowed : 0) : (allowed > 0 ? err / allowed : inf);
+        v.max_abs_error = std::max(v.max_abs_error, err);
       }
-      if (!ok && bad++ == 0) first = k, first_got = got, first_want = want, first_allowed = allowed;
     } else {
-      const int64_t want = expected.i[ks];
-      const int64_t got = int_value(t, data, k);
-      if (got != want) {
-        const double err = std::fabs(static_cast<double>(got) - static_cast<double>(want));
-        if (err > v.max_abs_error) v.max_abs_error = err;
-        if (err > worst_bad) worst_bad = err;
-        if (bad++ == 0) first = k, first_got = static_cast<double>(got), first_want = static_cast<double>(want);
-      }
+      want = static_cast<double>(expected.i[ks]);
+      got = static_cast<double>(int_value(t, data, k));
+      ratio = got == want ? 0 : inf;  // exact: no error is allowed
+      v.max_abs_error = std::max(v.max_abs_error, std::fabs(got - want));
+    }
+    if (ratio > 1 && bad++ == 0) first = k;
+    // Among elements equally far out (several infinities), the first stays the worst.
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio, worst = k;
+      worst_got = got, worst_want = want, worst_allowed = allowed;
     }
   }
+  v.max_error_ratio = std::max(worst_ratio, 0.0);
   if (bad) {
     v.error = ErrorKind::Mismatch;
-    v.message = where + " at " + format_index(expected.shape, first) + ": got " + number(first_got) +
-                ", expected " + number(first_want);
-    if (is_float && std::isfinite(first_got) && std::isfinite(first_want))
-      v.message += " (|error| " + number(std::fabs(first_got - first_want)) + " > allowed " +
-                   number(first_allowed) + ")";
+    v.message = where + " at " + format_index(expected.shape, worst) + ": got " + number(worst_got) +
+                ", expected " + number(worst_want);
+    if (is_float && std::isfinite(worst_got) && std::isfinite(worst_want))
+      v.message += " (|error| " + number(std::fabs(worst_got - worst_want)) + " > allowed " + number(worst_allowed) +
+                   (std::isfinite(worst_ratio) ? ", " + ratio_text(worst_ratio) + " the allowed error)" : ")");
     else if (!is_float)
       v.message += " (integer outputs must be exact)";
-    v.message += "; " + std::to_string(bad) + " of " + std::to_string(n) + " elements differ";
-    if (worst_bad > 0) v.message += ", the largest error is " + number(worst_bad);
+    v.message += "; " + std::to_string(bad) + " of " + std::to_string(n) + " elements differ" +
+                 (bad > 1 ? ", the worst shown, the first at " + format_index(expected.shape, first) : "");
   }
   return v;
 }

@@ -3,7 +3,8 @@
 //             same infinity where it is infinite, a finite value everywhere else;
 //   integers: exact; bool: exactly 0 or 1, equal to the reference.
 // Elements still holding the poison pattern are reported as unwritten before any mismatch: a kernel
-// that writes half its output is told so, not that element 0 of the other half is NaN.
+// that writes half its output is told so, not that element 0 of the other half is NaN. A mismatch
+// names the worst element (the largest error relative to its allowed error) and the first.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,8 +17,12 @@ namespace ekb::eval {
 
 struct OutputVerdict {
   ErrorKind error = ErrorKind::None;  // None, UnwrittenOutput or Mismatch
-  std::string message;                // the first offending element, with its index and values
+  std::string message;                // the worst offending element, with its index and values
   double max_abs_error = 0;           // over finite compared elements
+  // The worst element's |error| as a fraction of its allowed error: at most 1 when the output
+  // passes (0.93: the closest element used 93% of its tolerance); infinite for a NaN or infinity
+  // where the reference is finite (or the reverse) and for an integer that differs.
+  double max_error_ratio = 0;
 };
 
 // `data` holds expected.num_elements() elements of expected.type. `poison_pattern` is the pattern

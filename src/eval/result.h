@@ -85,6 +85,10 @@ struct CandidateResult {
   double speedup_low = 0, speedup_high = 0;  // its 95% confidence interval, when timed
   double cpu_steal = -1;              // share of CPU time taken by the hypervisor while timing; -1 unknown
   double max_abs_error = 0;           // of the worst correctness trial, for diagnosis
+  // The worst compared element's |error| as a fraction of its allowed error, over every trial:
+  // how close a pass came (at most 1 when correct). Absent when no output was compared; infinite
+  // for a non-finite or integer mismatch (null in JSON, like NaN).
+  std::optional<double> max_error_ratio;
   EvalCost cost;
   std::optional<Provenance> provenance;
 };

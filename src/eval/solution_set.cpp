@@ -9,6 +9,7 @@
 #include "codegen/c_emitter.h"
 #include "codegen/cuda_emitter.h"
 #include "codegen/opencl_emitter.h"
+#include "eval/element_type_check.h"
 #include "lower/schedule_loops.h"
 #include "ir/parser.h"
 
@@ -115,7 +116,43 @@ runtime::Source ir_solution_source(const CandidateRef& c, const ir::Instance& su
   return s;
 }
 
+// The types part of a whole-pattern file's stem: "f16" for "all.f16", "" for "all", nullopt for a
+// stem that is not a whole-pattern file. Throws for "all.X" whose X is not one scalar type per
+// `types` name of the pattern (a typo would otherwise leave the file silently unused).
+std::optional<std::string> whole_pattern_types(const std::string& stem, const ir::Pattern& pattern,
+                                               const std::string& rel) {
+  if (stem == "all") return "";
+  if (!stem.starts_with("all.")) return std::nullopt;
+  const std::string types = stem.substr(4);
+  size_t count = 0;
+  bool valid = true;
+  for (size_t begin = 0; begin <= types.size(); ++count) {
+    size_t end = std::min(types.find('.', begin), types.size());
+    valid = valid && ir::parse_scalar_type(std::string_view(types).substr(begin, end - begin)).has_value();
+    begin = end + 1;
+  }
+  if (!valid || count != pattern.type_params.size()) {
+    std::string example = "all";
+    for (size_t i = 0; i < pattern.type_params.size(); ++i) example += ".f16";
+    throw std::invalid_argument(rel + ": a whole-pattern file is named all.EXT or, for one type signature, all." +
+                                (pattern.type_params.empty() ? std::string("EXT (pattern " + pattern.name +
+                                                                           " has no `types`)")
+                                                             : "TYPES.EXT with one type per `types` name (e.g. " +
+                                                                   example + ".c)"));
+  }
+  return types;
+}
+
 }  // namespace
+
+std::string workload_type_signature(const ir::Pattern& pattern, const ir::Workload& workload) {
+  std::string out;
+  for (const auto& t : pattern.type_params) {
+    const ir::Binding* b = workload.find_binding(t.name);
+    out += (out.empty() ? "" : ".") + (b ? b->type_name : std::string("?"));
+  }
+  return out;
+}
 
 IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_inst) {
   IrSolution sol;
@@ -152,7 +189,9 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
     std::map<int, std::string> samples;
     std::map<int, SolutionMeta> metas;
     std::map<int, std::string> meta_files;  // sample -> relative path of its metadata
-    std::string whole_pattern;
+    // all.TYPES.EXT for this workload's type signature, else all.EXT.
+    const std::string types = workload_type_signature(w.pattern->module.pattern, *w.workload);
+    std::string whole_pattern, whole_pattern_typed;
     if (fs::is_directory(pattern_dir, ec)) {
       for (const auto& e : fs::directory_iterator(pattern_dir, ec)) {
         if (!e.is_regular_file()) continue;
@@ -174,8 +213,10 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
         if (!extension_fits(ext, backend)) continue;
         std::string stem = e.path().stem().string();
         split_name(stem, workload, sample);
-        if (stem == "all") whole_pattern = rel;
-        else if (workload == w.workload->name) {
+        if (auto for_types = whole_pattern_types(stem, w.pattern->module.pattern, rel)) {
+          if (for_types->empty()) whole_pattern = rel;
+          else if (*for_types == types) whole_pattern_typed = rel;
+        } else if (workload == w.workload->name) {
           if (samples.count(sample))
             throw std::invalid_argument("two solutions for " + w.full_name() + " sample " + std::to_string(sample) +
                                         ": " + samples[sample] + " and " + rel);
@@ -183,6 +224,7 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
         }
       }
     }
+    if (!whole_pattern_typed.empty()) whole_pattern = whole_pattern_typed;
     if (samples.empty() && metas.empty() && !whole_pattern.empty()) samples[0] = whole_pattern;
     // A sample with metadata but no code is still a sample: it failed, and counts as one.
     for (const auto& [sample, meta] : metas)
@@ -219,6 +261,7 @@ runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst
     } catch (const std::exception& e) {
       throw CandidateError(e.what());
     }
+    s.text += element_type_check(inst, s.language, s.text);
   }
   set_argument_names(s, inst);
   return s;

@@ -30,12 +30,17 @@ struct CandidateRef {
 // The id of the native compiler's default lowering, the baseline of every workload.
 inline constexpr std::string_view kNativeDefault = "native:default";
 
+// The workload's element types in the order of its pattern's `types` names, joined by '.': "f16"
+// for linalg.gemm/medium_f16, "" for a pattern without `types`. A whole-pattern file
+// all.TYPES.EXT (all.f16.c) is used for the workloads with that signature, before all.EXT.
+std::string workload_type_signature(const ir::Pattern& pattern, const ir::Workload& workload);
+
 // Every candidate for the selected workloads, in selection order, samples ascending. A workload
 // with no file gets one missing entry. `dir` == "native" selects the default lowering itself.
 // Each sample's WORKLOAD.sN.meta.json (WORKLOAD.meta.json for sample 0) is read into `meta`; one
 // without a code file is a failed_generation() sample (its "backend", when set, must be `backend`).
-// Throws std::invalid_argument for a directory that does not exist, inconsistent samples, or
-// malformed metadata.
+// Throws std::invalid_argument for a directory that does not exist, inconsistent samples,
+// malformed metadata, or an all.X.EXT whose X is not a type signature of the pattern.
 std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vector<suite::WorkloadEntry>& selected,
                                           std::string_view backend);
 
@@ -55,6 +60,8 @@ IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_i
 
 // The source to compile for `c` on `backend`; `inst` is the workload bound from the suite. IR
 // solutions go through the native compiler's emitter for that backend (C for cpu, CUDA for cuda).
+// Source files get eval/element_type_check.h's check appended: a kernel declared for another
+// workload's element types fails to compile with "element types differ: ...".
 runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, std::string_view backend = "cpu");
 
 // The baseline: the native compiler's default lowering of the suite pattern for `backend`.

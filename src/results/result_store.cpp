@@ -17,7 +17,9 @@ namespace ekb::results {
 namespace {
 
 // 1: runs, results, calibrations. 2: the budget ledger of each result (columns method .. wall_s).
-constexpr int kSchemaVersion = 2;
+// 3: max_error_ratio, how close each result came to its tolerance; the speedup's 95% interval and
+// the CPU steal time while timing.
+constexpr int kSchemaVersion = 3;
 
 // synchronous=FULL makes each commit durable even across power loss; one fsync per evaluated
 // candidate is negligible next to compiling and timing it.
@@ -96,16 +98,28 @@ ALTER TABLE results ADD COLUMN evaluations   INTEGER;
 ALTER TABLE results ADD COLUMN wall_s        REAL;
 )sql";
 
+// Schema 2 -> 3: the worst element's error as a fraction of its allowed error (NULL for results
+// stored before, for those that compared no output, and for an infinite ratio); the speedup's 95%
+// interval and the share of CPU time stolen by the hypervisor while timing (NULL when not timed or
+// unknown).
+constexpr const char* kAddErrorRatio = R"sql(
+ALTER TABLE results ADD COLUMN max_error_ratio REAL;
+ALTER TABLE results ADD COLUMN speedup_low     REAL;
+ALTER TABLE results ADD COLUMN speedup_high    REAL;
+ALTER TABLE results ADD COLUMN cpu_steal       REAL;
+)sql";
+
 // kMigrations[v] takes a database at schema version v to v + 1 (0: a new, empty file).
-constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger};
+constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger, kAddErrorRatio};
 
 constexpr const char* kResultColumns =
     "workload, solution, sample, task, backend, compiled, correct, error, message, "
     "time_median_ms, time_p25_ms, time_p75_ms, time_runs, "
     "baseline_median_ms, baseline_p25_ms, baseline_p75_ms, baseline_runs, "
     "speedup, max_abs_error, compile_s, check_s, time_s, compile_cached, "
-    "method, model, llm_calls, input_tokens, output_tokens, cost_usd, evaluations, wall_s";
-constexpr int kResultColumnCount = 31;
+    "method, model, llm_calls, input_tokens, output_tokens, cost_usd, evaluations, wall_s, max_error_ratio, "
+    "speedup_low, speedup_high, cpu_steal";
+constexpr int kResultColumnCount = 35;
 
 constexpr const char* kRunColumns =
     "r.id, r.created, r.backend, r.device, r.options, r.solutions_dir, r.selection, r.finished, "
@@ -400,6 +414,13 @@ bool ResultStore::add(const std::string& run, const eval::CandidateResult& r) {
     q.bind(i++, r.cost.time_s);
     q.bind(i++, r.cost.compile_cached ? 1 : 0);
     bind_provenance(q, i, r.provenance);
+    i += 8;
+    // An infinite ratio (a NaN or integer mismatch) is stored as NULL, as the JSON writes it.
+    if (r.max_error_ratio && std::isfinite(*r.max_error_ratio)) q.bind(i++, *r.max_error_ratio);
+    else q.bind(i++);
+    bind_optional(q, i++, r.speedup ? std::optional<double>(r.speedup_low) : std::nullopt);
+    bind_optional(q, i++, r.speedup ? std::optional<double>(r.speedup_high) : std::nullopt);
+    bind_optional(q, i++, r.cpu_steal >= 0 ? std::optional<double>(r.cpu_steal) : std::nullopt);
     return q.exec() == 1;
   } catch (const SQLite::Exception& e) {
     if (!this->run(run)) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
@@ -433,6 +454,10 @@ std::vector<eval::CandidateResult> ResultStore::results(const std::string& run) 
     r.cost.time_s = q.getColumn(21).getDouble();
     r.cost.compile_cached = q.getColumn(22).getInt() != 0;
     r.provenance = column_provenance(q, 23);
+    if (!q.getColumn(31).isNull()) r.max_error_ratio = q.getColumn(31).getDouble();
+    if (!q.getColumn(32).isNull()) r.speedup_low = q.getColumn(32).getDouble();
+    if (!q.getColumn(33).isNull()) r.speedup_high = q.getColumn(33).getDouble();
+    if (!q.getColumn(34).isNull()) r.cpu_steal = q.getColumn(34).getDouble();
     out.push_back(std::move(r));
   }
   return out;

@@ -50,6 +50,8 @@ struct RunInfo {
   // selection["workloads"], or empty when the run did not record its selection.
   std::vector<std::string> selected_workloads() const;
   std::string device_name() const { return device.value("name", ""); }
+  // False for a run with --no-timing (options "timing": false): it has no speedups and no Fast@p.
+  bool timed() const { return !(options.is_object() && options.value("timing", true) == false); }
 };
 
 struct ResultKey {

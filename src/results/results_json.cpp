@@ -1,5 +1,6 @@
 #include "results/results_json.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -54,6 +55,9 @@ nlohmann::json result_json(const ScoredResult& s) {
       {"domain", s.facts.domain},
       {"level", s.facts.level},
       {"max_abs_error", r.max_abs_error},  // NaN dumps as null
+      // How close a pass came: <= 1 when correct; null when nothing was compared or it is infinite.
+      {"max_error_ratio", r.max_error_ratio && std::isfinite(*r.max_error_ratio) ? nlohmann::json(*r.max_error_ratio)
+                                                                                 : nlohmann::json(nullptr)},
       {"cost",
        {{"compile_s", r.cost.compile_s},
         {"check_s", r.cost.check_s},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 namespace ekb::runtime {
@@ -15,6 +16,19 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size())
     s.replace(p, from.size(), to);
   return s;
+}
+
+// The sentence of a failed harness check (kCheckFailureMarker) in a compiler log: clang prints
+// `static assertion failed: ekb-check: ...`, gcc and nvcc quote the message.
+std::optional<std::string> harness_check_failure(const std::string& log) {
+  size_t begin = log.find(kCheckFailureMarker);
+  if (begin == std::string::npos) return std::nullopt;
+  begin += kCheckFailureMarker.size();
+  size_t end = std::min(log.find('\n', begin), log.size());
+  std::string sentence = log.substr(begin, end - begin);
+  while (!sentence.empty() && (sentence.back() == '"' || sentence.back() == ' ' || sentence.back() == '\r'))
+    sentence.pop_back();
+  return sentence;
 }
 
 }  // namespace
@@ -79,7 +93,7 @@ CompileOutcome compile_into_cache(const CompileCache& cache, const std::string& 
       out.log += "\n(the compiler ran past " + std::to_string(options.timeout_s) + " s)";
     else if (r.term_signal)
       out.log += "\n(the compiler was killed by signal " + std::to_string(r.term_signal) + ")";
-    out.message = trim_compiler_log(out.log);
+    out.message = harness_check_failure(out.log).value_or(trim_compiler_log(out.log));
     out.seconds = elapsed();
     return out;
   }

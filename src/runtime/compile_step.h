@@ -4,6 +4,7 @@
 #pragma once
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/backend.h"
@@ -11,6 +12,10 @@
 #include "runtime/subprocess.h"
 
 namespace ekb::runtime {
+
+// A check the harness appends to a source (eval/element_type_check.h) fails with a static
+// assertion whose message starts with this marker; the outcome's message is then that sentence.
+inline constexpr std::string_view kCheckFailureMarker = "ekb-check: ";
 
 struct CompilerInvocation {
   std::vector<std::string> head;  // the compiler and its flags: run as head + {-o, OUT, SRC} + tail

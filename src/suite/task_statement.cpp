@@ -136,13 +136,15 @@ std::string task_statement(const WorkloadEntry& w, const ir::Instance& inst, Tar
   out += "- Inputs are read-only. Write every element of every output on every call; outputs hold\n"
          "  garbage (NaN) before each call. Keep no state between calls.\n";
   if (target == Target::OpenCL)
-    out += "- Scratch memory is declared, not allocated: a line `scratch NAME BYTES` in the launch\n"
+    out += "- Scratch memory is declared: a line `scratch NAME BYTES` in the launch\n"
            "  description (BYTES an expression of the parameters), before the kernel lines whose `args`\n"
            "  pass NAME (a `__global` pointer to that many bytes, at least 64-byte aligned).\n";
   else
-    out += "- Scratch memory is declared, not allocated: define `int64_t ekb_scratch_bytes(<the same\n"
-           "  int64_t parameters>)` and add a final `void* scratch` parameter to `ekb_main`; the harness\n"
-           "  passes that many bytes, 64-byte aligned.\n";
+    out += "- Scratch memory can be declared: define `int64_t ekb_scratch_bytes(<the same int64_t\n"
+           "  parameters>)` and add a final `void* scratch` parameter to `ekb_main`; the harness passes\n"
+           "  that many bytes, 64-byte aligned, allocated outside the timed call. Allocating it yourself\n"
+           "  is allowed within the memory limit; it is timed with the call and must be freed before\n"
+           "  returning.\n";
   out += "- A solution for this workload may assume these parameter values; a solution for the whole\n"
          "  pattern is also run on held-out shapes and must handle any valid values.\n\n";
   out += "## How it is judged\n\n"

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <openssl/hmac.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -170,14 +172,67 @@ json check_json(const CheckRecord& r) {
           {"speedup", r.speedup ? json(*r.speedup) : json(nullptr)}, {"solution_hash", r.solution_hash}};
 }
 
-// Lines that are not a check record (a torn write, an edit) are skipped.
-std::vector<CheckRecord> parse_check_log(const fs::path& path) {
-  std::vector<CheckRecord> out;
+// One line, appended with O_APPEND in a single write: concurrent checks never interleave lines.
+void append_line(const fs::path& path, const std::string& line, mode_t mode = 0644) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode);
+  if (fd < 0) throw std::runtime_error("cannot append to " + path.string());
+  std::string text = line + "\n";
+  ssize_t n = ::write(fd, text.data(), text.size());
+  ::close(fd);
+  if (n != static_cast<ssize_t>(text.size())) throw std::runtime_error("cannot append to " + path.string());
+}
+
+// ---- the check ledger outside the workspace ----
+
+fs::path ledger_dir() { return fs::path(runtime::default_cache_dir()) / "workspaces"; }
+fs::path ledger_record_path(const WorkspaceInfo& info) { return ledger_dir() / (info.id + ".json"); }
+
+// HMAC-SHA256 of `text` under `key`, in hex.
+std::string ledger_mac(const std::string& key, const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(text.data()),
+            text.size(), digest, &length))
+    throw std::runtime_error("HMAC-SHA256 failed");
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+// What ID.json binds the ledger to. `key` is 32 random bytes in hex.
+struct LedgerBinding {
+  std::string key, dir, workload;
+};
+
+std::optional<LedgerBinding> read_binding(const WorkspaceInfo& info) {
+  std::error_code ec;
+  if (!fs::exists(ledger_record_path(info), ec)) return std::nullopt;
+  json j = json::parse(read_text(ledger_record_path(info)), nullptr, false);
+  if (!j.is_object() || j.value("id", "") != info.id) return std::nullopt;
+  return LedgerBinding{j.value("key", ""), j.value("dir", ""), j.value("workload", "")};
+}
+
+// The ledger's lines checked against `binding`: each line's "prev" is the HMAC of the line before
+// ("" for the first), its "mac" the HMAC of the line without "mac", its number its position.
+CheckLedger verify_lines(const fs::path& path, const LedgerBinding& binding, std::string* last_mac = nullptr) {
+  CheckLedger out;
   std::ifstream in(path);
-  std::string line;
+  std::string line, prev;
   while (std::getline(in, line)) {
+    if (line.empty()) continue;  // the line written at create
     json j = json::parse(line, nullptr, false);
-    if (!j.is_object() || !j.contains("number")) continue;
+    if (!j.is_object() || !j.contains("mac") || !j["mac"].is_string()) {
+      out.tampered = "a line of the ledger is not a signed check record";
+      break;
+    }
+    const std::string mac = j["mac"].get<std::string>();
+    j.erase("mac");
+    if (j.value("prev", "") != prev || ledger_mac(binding.key, j.dump()) != mac ||
+        j.value("number", int64_t{0}) != static_cast<int64_t>(out.checks.size()) + 1) {
+      out.tampered = fmt::format("check record {} of the ledger was edited, removed or inserted", out.checks.size() + 1);
+      break;
+    }
+    prev = mac;
     CheckRecord r;
     r.number = j.value("number", int64_t{0});
     r.started = j.value("started", "");
@@ -187,20 +242,25 @@ std::vector<CheckRecord> parse_check_log(const fs::path& path) {
     r.error = j.value("error", "");
     if (j.contains("speedup") && j["speedup"].is_number()) r.speedup = j["speedup"].get<double>();
     r.solution_hash = j.value("solution_hash", "");
-    out.push_back(std::move(r));
+    out.checks.push_back(std::move(r));
   }
+  if (last_mac) *last_mac = prev;
   return out;
 }
 
-// One line, appended with O_APPEND in a single write: concurrent checks never interleave lines.
-void append_line(const fs::path& path, const std::string& line) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot append to " + path.string());
-  std::string text = line + "\n";
-  ssize_t n = ::write(fd, text.data(), text.size());
-  ::close(fd);
-  if (n != static_cast<ssize_t>(text.size())) throw std::runtime_error("cannot append to " + path.string());
-}
+// A lock on the ledger held while a check number is taken and its line appended.
+class LedgerLock {
+ public:
+  explicit LedgerLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0600)) {
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) throw std::runtime_error("cannot lock " + path.string());
+  }
+  ~LedgerLock() { ::close(fd_); }
+  LedgerLock(const LedgerLock&) = delete;
+  LedgerLock& operator=(const LedgerLock&) = delete;
+
+ private:
+  int fd_;
+};
 
 std::string time_text(const eval::TimeStats& t) {
   return fmt::format("{:.4g} ms median (p25 {:.4g}, p75 {:.4g}; {} runs)", t.median_ms, t.p25_ms, t.p75_ms, t.runs);
@@ -271,9 +331,17 @@ WorkspaceInfo create_workspace(const suite::WorkloadEntry& w, const CreateOption
                          info.solution_file, shell_quote(opt.ekb_path), suite_option),
              fs::perms(0755));
   write_text(dir / kStateDir / kInfoFile, info_json(info).dump(2) + "\n");
-  fs::create_directories(fs::path(outside_log_path(info)).parent_path());
+  // The ledger outside the folder: private to the user, bound to this directory and workload.
+  fs::create_directories(ledger_dir());
+  fs::permissions(ledger_dir(), fs::perms::owner_all, ec);
+  std::string key;
+  std::random_device rd;
+  for (int i = 0; i < 8; ++i) key += fmt::format("{:08x}", rd());
+  append_line(ledger_record_path(info),
+              json{{"id", info.id}, {"dir", fs::canonical(dir).string()}, {"workload", info.workload}, {"key", key}}.dump(),
+              0600);
   append_line(dir / kStateDir / kCheckLog, "");  // both logs exist from the start: a missing one was removed
-  append_line(outside_log_path(info), "");
+  append_line(outside_log_path(info), "", 0600);
   return info;
 }
 
@@ -303,18 +371,33 @@ std::string outside_log_path(const WorkspaceInfo& info) {
 }
 
 CheckRecord log_check(const WorkspaceInfo& info, const std::string& dir, CheckRecord r) {
-  r.number = static_cast<int64_t>(read_checks(info, dir).size()) + 1;
-  const std::string line = check_json(r).dump();
-  append_line(fs::path(dir) / kStateDir / kCheckLog, line);
-  fs::create_directories(fs::path(outside_log_path(info)).parent_path());
-  append_line(outside_log_path(info), line);
+  std::optional<LedgerBinding> binding = read_binding(info);
+  // Without its binding the ledger cannot be signed; collect reports it, so the call still counts
+  // in the copy and the check itself goes on.
+  if (!binding) binding = LedgerBinding{"", "", ""};
+  LedgerLock lock(outside_log_path(info) + ".lock");
+  std::string prev;
+  r.number = static_cast<int64_t>(verify_lines(outside_log_path(info), *binding, &prev).checks.size()) + 1;
+  json line = check_json(r);
+  line["prev"] = prev;
+  line["mac"] = ledger_mac(binding->key, line.dump());
+  append_line(outside_log_path(info), line.dump(), 0600);
+  append_line(fs::path(dir) / kStateDir / kCheckLog, line.dump());
   return r;
 }
 
-std::vector<CheckRecord> read_checks(const WorkspaceInfo& info, const std::string& dir) {
+CheckLedger read_ledger(const WorkspaceInfo& info, const std::string& dir) {
   std::error_code ec;
-  if (fs::exists(outside_log_path(info), ec)) return parse_check_log(outside_log_path(info));
-  return parse_check_log(fs::path(dir) / kStateDir / kCheckLog);
+  std::optional<LedgerBinding> binding = read_binding(info);
+  if (!binding || !fs::exists(outside_log_path(info), ec))
+    return {{}, "the ledger kept outside the workspace for id '" + info.id +
+                    "' is missing (deleted, or .ekb/workspace.json was edited)"};
+  if (binding->dir != fs::weakly_canonical(dir, ec).string())
+    return {{}, "the ledger of id '" + info.id + "' belongs to the workspace " + binding->dir +
+                    " (.ekb/workspace.json was copied or edited)"};
+  if (binding->workload != info.workload)
+    return {{}, "the ledger is for " + binding->workload + ", the workspace says " + info.workload};
+  return verify_lines(outside_log_path(info), *binding);
 }
 
 eval::CandidateResult check_solution(const suite::WorkloadEntry& w, const WorkspaceInfo& info, const std::string& dir,
@@ -395,7 +478,8 @@ Collected collect_workspace(const std::string& dir, const CollectOptions& opt) {
   m.profile = agent;
   m.model = !opt.model.empty() ? opt.model : usage ? usage->model : "";
   if (usage) m.ledger = usage->ledger;
-  const std::vector<CheckRecord> checks = read_checks(info, dir);
+  const CheckLedger ledger = read_ledger(info, dir);
+  const std::vector<CheckRecord>& checks = ledger.checks;
   m.check_calls = static_cast<int64_t>(checks.size());
   m.ledger.evaluations = *m.check_calls;
   // The driver's measurement of the agent when given; else since the workspace was made.
@@ -409,7 +493,11 @@ Collected collect_workspace(const std::string& dir, const CollectOptions& opt) {
                             pattern_dir / eval::meta_file_name(name, sample)})
     if (fs::exists(p, ec))
       throw std::invalid_argument(p.string() + " already exists\n  hint: --sample N picks another sample index");
-  if (!fs::exists(solution, ec)) {
+  if (!ledger.tampered.empty()) {
+    // The count cannot be trusted, so neither can the comparison at equal budget: a failed sample.
+    m.status = "failed";
+    m.error = "the check ledger does not verify: " + ledger.tampered;
+  } else if (!fs::exists(solution, ec)) {
     m.status = "no_code";
     m.error = "the agent left no " + info.solution_file;
   } else {

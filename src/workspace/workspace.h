@@ -58,12 +58,23 @@ struct CheckRecord {
   std::string solution_hash;
 };
 
-// Appends `r` to the workspace's two logs: DIR/.ekb/checks.jsonl (for people) and
-// <cache dir>/workspaces/ID.jsonl, outside the folder, which the agent is not pointed to and which
-// collect trusts. Both are opened for appending only. Returns r with its number set.
+// The check ledger (docs/AGENTS.md, "Counting") lives outside the folder, in
+// <cache dir>/workspaces/: ID.json, written at create, binds the workspace's id to its directory
+// and workload and holds a random key; ID.jsonl has one line per check, each carrying the HMAC
+// (SHA-256, that key) of its content and of the previous line's HMAC. DIR/.ekb/checks.jsonl is a
+// copy for people, never counted.
+//
+// Appends `r` to both logs (append-only, one write each, under a lock). Returns r with its number.
 CheckRecord log_check(const WorkspaceInfo& info, const std::string& dir, CheckRecord r);
-// The logged checks: from the log outside the folder when it exists, else from DIR/.ekb/.
-std::vector<CheckRecord> read_checks(const WorkspaceInfo& info, const std::string& dir);
+
+struct CheckLedger {
+  std::vector<CheckRecord> checks;  // the lines that verified, in order
+  // Why the ledger cannot be trusted, empty when it verifies: its files are missing, it belongs to
+  // another directory or workload, a line was edited, removed, reordered or inserted.
+  std::string tampered;
+};
+// Reads and verifies the ledger of the workspace in `dir`.
+CheckLedger read_ledger(const WorkspaceInfo& info, const std::string& dir);
 std::string outside_log_path(const WorkspaceInfo& info);
 
 // Compiles, checks and (unless !timing) times the workspace's solution with eval::evaluate, on
@@ -93,7 +104,9 @@ struct Collected {
 
 // Records the workspace's final solution as OUT/PATTERN/WORKLOAD.sN.EXT with WORKLOAD.sN.meta.json
 // (status no_code, and no code file, when the solution is missing or still the skeleton) and the
-// transcript as WORKLOAD.sN.transcript.EXT. Throws std::invalid_argument, std::runtime_error.
+// transcript as WORKLOAD.sN.transcript.EXT. A ledger that does not verify makes the sample failed
+// (status "failed", the reason in its error, no code file): its budget is unknown. Throws
+// std::invalid_argument, std::runtime_error.
 Collected collect_workspace(const std::string& dir, const CollectOptions& opt);
 
 }  // namespace ekb::workspace

@@ -39,6 +39,9 @@ TEST(Evaluator, FillsEveryFieldOfACorrectResult) {
   EXPECT_LE(r.speedup_low, *r.speedup);
   EXPECT_GE(r.speedup_high, *r.speedup);
   EXPECT_GE(r.cpu_steal, 0);  // /proc/stat is readable here
+  ASSERT_TRUE(r.max_error_ratio);  // how close the pass came: inside the tolerance
+  EXPECT_GT(*r.max_error_ratio, 0);
+  EXPECT_LE(*r.max_error_ratio, 1);
   EXPECT_GT(r.max_abs_error, 0);  // a reassociated float sum is not bit-exact with the f64 reference
   EXPECT_GT(r.cost.check_s, 0);
   EXPECT_GT(r.cost.time_s, 0);

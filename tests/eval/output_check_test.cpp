@@ -32,8 +32,30 @@ TEST(OutputCheck, AcceptsRoundingAndRejectsAConstant) {
   std::vector<float> constant(4, 0.625f);  // the mean
   OutputVerdict v = check_output("y", reinterpret_cast<uint8_t*>(constant.data()), want, rms(want), 0);
   EXPECT_EQ(v.error, ErrorKind::Mismatch);
-  EXPECT_NE(v.message.find("output 'y' at [0]: got 0.625, expected 1"), std::string::npos) << v.message;
-  EXPECT_NE(v.message.find("4 of 4 elements differ"), std::string::npos) << v.message;
+  // The worst element (furthest outside its allowed error) is named, then the first.
+  EXPECT_NE(v.message.find("output 'y' at [1]: got 0.625, expected -2"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("4 of 4 elements differ, the worst shown, the first at [0]"), std::string::npos) << v.message;
+}
+
+TEST(OutputCheck, AMismatchNamesTheWorstElementAndEveryVerdictSaysHowCloseItCame) {
+  ir::TensorData want = floats({1.0, 2.0, 3.0, 4.0});  // allowed: 1e-3 * |want| + 1e-4 * rms (2.74)
+  std::vector<float> got = {1.01f, 2.0f, 3.0f, 4.5f};   // [0] 7.9x its allowed error, [3] 117x
+  OutputVerdict v = check_output("y", reinterpret_cast<uint8_t*>(got.data()), want, rms(want), 0);
+  EXPECT_EQ(v.error, ErrorKind::Mismatch);
+  EXPECT_NE(v.message.find("output 'y' at [3]: got 4.5, expected 4 (|error| 0.5 > allowed 0.00427"),
+            std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("117x the allowed error); 2 of 4 elements differ, the worst shown, the first at [0]"),
+            std::string::npos) << v.message;
+  EXPECT_NEAR(v.max_error_ratio, 117.0, 0.5);
+
+  std::vector<float> close = {1.0005f, 2.0f, 3.0f, 4.0f};  // passes, using 39% of [0]'s allowed error
+  OutputVerdict pass = check_output("y", reinterpret_cast<uint8_t*>(close.data()), want, rms(want), 0);
+  EXPECT_EQ(pass.error, ErrorKind::None);
+  EXPECT_GT(pass.max_error_ratio, 0.3);
+  EXPECT_LT(pass.max_error_ratio, 0.5);
+
+  std::vector<float> nan_out = {1.0f, std::nanf(""), 3.0f, 4.0f};
+  EXPECT_TRUE(std::isinf(check_output("y", reinterpret_cast<uint8_t*>(nan_out.data()), want, rms(want), 0).max_error_ratio));
 }
 
 TEST(OutputCheck, NaNAndInfinityPositionsMustMatch) {

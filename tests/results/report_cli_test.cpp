@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "eval/cpu_calibration.h"
@@ -89,6 +90,32 @@ TEST(ReportCli, TablesFailuresAndCsv) {
   std::string json = fresh_db_path("r.json");
   ASSERT_EQ(ekb("report " + run + " --db " + db + " --json " + json).code, 0);
   EXPECT_TRUE(contains(slurp(json), "\"schema\": \"ekb.results/1\""));
+}
+
+TEST(ReportCli, AnUntimedRunHasNoFastScoresRatherThanZero) {
+  std::string path = fresh_db_path("untimed.db");
+  ResultStore store = ResultStore::open(path);
+  auto ws = some_workloads();
+  RunSpec spec = make_spec(ws);
+  spec.options["timing"] = false;  // what `ekb eval --no-timing` records
+  std::string run = store.begin_or_resume_run(spec);
+  store.add(run, make_result(ws[0], 0, true));  // correct, no speedup
+  store.add(run, make_result(ws[1], 0, false));
+  Output r = ekb("report " + run + " --db " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Fast@p is unknown, not zero: in the summary line and in the tables' FAST columns.
+  EXPECT_TRUE(contains(r.out, "Fast@p    0.0: -  0.5: -  0.8: -  1.0: -  1.5: -  2.0: -")) << r.out;
+  std::istringstream lines(r.out);
+  int all_rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    if (w.size() != 10 || w[0] != "all") continue;
+    ++all_rows;
+    EXPECT_EQ(w[6], "-") << line;  // FAST@1.0
+    EXPECT_EQ(w[7], "-") << line;  // FAST@1.5
+  }
+  EXPECT_EQ(all_rows, 2) << r.out;  // by domain, by level
 }
 
 TEST(ReportCli, HelpForEachCommand) {

@@ -21,6 +21,10 @@ TEST(ResultStore, RoundTripsEveryField) {
 
   eval::CandidateResult ok = make_result("nn.x/1", 0, true, 1.75);
   ok.cost.compile_cached = true;
+  ok.max_error_ratio = 0.93;  // passed using 93% of the worst element's allowed error
+  ok.speedup_low = 1.7;
+  ok.speedup_high = 1.8;
+  ok.cpu_steal = 0.02;
   eval::CandidateResult bad = make_result("nn.y/1", 2, false, std::nullopt, "gen/y, \"quoted\".c");
   bad.compiled = false;
   bad.error = eval::ErrorKind::Compile;
@@ -51,6 +55,11 @@ TEST(ResultStore, RoundTripsEveryField) {
   EXPECT_DOUBLE_EQ(a.cost.check_s, 0.25);
   EXPECT_DOUBLE_EQ(a.cost.time_s, 2.0);
   EXPECT_TRUE(a.cost.compile_cached);
+  ASSERT_TRUE(a.max_error_ratio);
+  EXPECT_DOUBLE_EQ(*a.max_error_ratio, 0.93);
+  EXPECT_DOUBLE_EQ(a.speedup_low, 1.7);
+  EXPECT_DOUBLE_EQ(a.speedup_high, 1.8);
+  EXPECT_DOUBLE_EQ(a.cpu_steal, 0.02);
 
   const auto& b = back[1];
   EXPECT_EQ(b.sample, 2);
@@ -60,6 +69,7 @@ TEST(ResultStore, RoundTripsEveryField) {
   EXPECT_EQ(b.message, bad.message);
   EXPECT_FALSE(b.time || b.baseline || b.speedup);
   EXPECT_TRUE(std::isnan(b.max_abs_error));
+  EXPECT_FALSE(b.max_error_ratio);  // nothing was compared
 
   auto info = store.run(run);
   ASSERT_TRUE(info);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "ir/cost.h"
@@ -47,8 +48,14 @@ struct Fixture {
     c.details["method"] = eval::calibration_method("cpu");  // measured the current way
     store.add_calibration(c);
     run = store.begin_or_resume_run(make_spec({nn[0], nn[1], img[0], "nn.gone/removed"}));
-    store.add(run, make_result(nn[0], 0, true, 2.0));
+    eval::CandidateResult ok = make_result(nn[0], 0, true, 2.0);
+    ok.max_error_ratio = 0.25;
+    ok.speedup_low = 1.9;
+    ok.speedup_high = 2.1;
+    ok.cpu_steal = 0.01;
+    store.add(run, ok);
     eval::CandidateResult bad = make_result(nn[1], 0, false);
+    bad.max_error_ratio = std::numeric_limits<double>::infinity();  // a NaN where a number belongs
     bad.message = "first, line\nsecond \"line\"";
     store.add(run, bad);
     store.add(run, make_result(img[0], 0, true, 0.5));
@@ -70,9 +77,17 @@ TEST(ResultsJson, FollowsTheContract) {
   ASSERT_EQ(j["results"].size(), 3u);
   for (const auto& r : j["results"])
     for (const char* key : {"task", "workload", "backend", "solution", "compiled", "correct", "error", "time_ms",
-                            "baseline_ms", "speedup", "message", "sample", "domain", "level", "roofline"})
+                            "baseline_ms", "speedup", "message", "sample", "domain", "level", "roofline",
+                            "max_error_ratio"})
       EXPECT_TRUE(r.contains(key)) << key;
   const auto& ok = j["results"][0];
+  EXPECT_DOUBLE_EQ(ok["max_error_ratio"].get<double>(), 0.25);  // how close the pass came
+  EXPECT_EQ(ok["speedup_ci95"], nlohmann::json::array({1.9, 2.1}));
+  EXPECT_DOUBLE_EQ(ok["cpu_steal"].get<double>(), 0.01);
+  EXPECT_TRUE(j["results"][1]["speedup_ci95"].is_null());  // not timed
+  EXPECT_TRUE(j["results"][1]["cpu_steal"].is_null());
+  EXPECT_TRUE(j["results"][1]["max_error_ratio"].is_null());    // infinite
+  EXPECT_TRUE(j["results"][2]["max_error_ratio"].is_null());    // not recorded
   EXPECT_EQ(ok["workload"], f.nn[0]);
   EXPECT_TRUE(ok["error"].is_null());
   EXPECT_EQ(ok["domain"], "nn");

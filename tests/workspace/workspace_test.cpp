@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "eval/workload_reference.h"
+#include "runtime/paths.h"
 #include "run_ekb.h"
 #include "suite/suite.h"
 #include "test_paths.h"
@@ -180,6 +181,67 @@ TEST(Workspace, CheckReportsCompileErrorsMismatchesAndSpeedThenCollectCountsThem
   EXPECT_EQ(meta["backend"], "cpu");
   for (const char* key : {"profile", "model", "endpoint_kind", "prompt_hash", "temperature", "latency_s", "cached"})
     EXPECT_TRUE(meta.contains(key)) << key;
+}
+
+// The check ledger kept outside the folder (docs/AGENTS.md, "Counting"): whatever an agent does to
+// the folder or to the ledger, collect either counts every check or reports the sample failed.
+TEST(Workspace, ATamperedOrDeletedLedgerIsReportedAtCollectNeverSilentlyCounted) {
+  fs::path root = scratch("ws_ledger");
+  fs::path ws = root / "task";
+  fs::path out = root / "solutions";
+  ASSERT_EQ(run_ekb(std::string("workspace create ") + kWorkload + " " + shell(ws)).code, 0);
+  write(ws / "solution.c", kCorrect);
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(run_ekb("workspace check --no-timing " + shell(ws)).code, 0);
+
+  const std::string id = nlohmann::json::parse(slurp(ws / ".ekb" / "workspace.json"))["id"];
+  const fs::path ledger = fs::path(ekb::runtime::default_cache_dir()) / "workspaces" / (id + ".jsonl");
+  const std::string ledger_text = slurp(ledger), info_text = slurp(ws / ".ekb" / "workspace.json");
+  ASSERT_EQ(std::count(ledger_text.begin(), ledger_text.end(), '{'), 2) << ledger_text;
+  int sample = 0;
+  auto collect = [&] {
+    auto r = run_ekb("workspace collect " + shell(ws) + " --out " + shell(out) + " --agent tester");
+    EXPECT_TRUE(contains(r.out, "collected sample")) << r.out << r.err;
+    auto meta = nlohmann::json::parse(slurp(out / "audio.preemphasis" /
+                                            ("kws_frame_480.s" + std::to_string(sample++) + ".meta.json")));
+    write(ledger, ledger_text);  // as it was, for the next case
+    write(ws / ".ekb" / "workspace.json", info_text);
+    return meta;
+  };
+
+  // Emptying the copy inside the folder changes nothing.
+  write(ws / ".ekb" / "checks.jsonl", "");
+  auto intact = collect();
+  EXPECT_EQ(intact["status"], "ok");
+  EXPECT_EQ(intact["check_calls"], 2);
+
+  fs::remove(ledger);
+  auto deleted = collect();
+  EXPECT_EQ(deleted["status"], "failed");
+  EXPECT_TRUE(contains(deleted["error"], "the check ledger does not verify")) << deleted;
+  EXPECT_TRUE(contains(deleted["error"], "missing")) << deleted;
+
+  // A fresh id points collect at no ledger; the copy inside is not a fallback.
+  auto info = nlohmann::json::parse(info_text);
+  info["id"] = "0123456789abcdef";
+  write(ws / ".ekb" / "workspace.json", info.dump());
+  auto other_id = collect();
+  EXPECT_EQ(other_id["status"], "failed");
+  EXPECT_TRUE(contains(other_id["error"], "missing")) << other_id;
+
+  // A line removed: the next line's link to it breaks.
+  write(ledger, ledger_text.substr(ledger_text.find("\n{", 1) + 1));
+  auto removed = collect();
+  EXPECT_EQ(removed["status"], "failed");
+  EXPECT_TRUE(contains(removed["error"], "check record 1 of the ledger was edited, removed or inserted")) << removed;
+
+  // A line edited: its HMAC no longer matches.
+  std::string edited = ledger_text;
+  edited.replace(edited.find("\"wall_s\":"), 9, "\"wall_s\":0,\"x\":");
+  write(ledger, edited);
+  auto forged = collect();
+  EXPECT_EQ(forged["status"], "failed");
+  EXPECT_TRUE(contains(forged["error"], "edited, removed or inserted")) << forged;
+  EXPECT_FALSE(fs::exists(out / "audio.preemphasis" / "kws_frame_480.s4.c"));  // a failed sample has no code
 }
 
 TEST(Workspace, CollectReadsTheTranscriptAndRecordsAnUntouchedSkeletonAsNoCode) {
