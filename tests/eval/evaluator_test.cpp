@@ -97,7 +97,7 @@ TEST(EdgeInputs, PutHalfTheElementsOnTheDomainBounds) {
   EXPECT_NEAR(static_cast<double>(hi) / n, 0.25, 0.02);
   const Trial* edge = ref.edge_trial();
   ASSERT_NE(edge, nullptr);
-  EXPECT_TRUE(edge->edge);
+  EXPECT_EQ(edge->kind, "edge");
 }
 
 }  // namespace
