@@ -68,7 +68,10 @@ constexpr const char* kGpuDeviceDirs[] = {"/dev/dri", "/dev/nvidia-caps"};
 // Mounts inside the system paths whose contents are other processes' files (a memo left by an
 // earlier worker, data planted for a later one): covered by an empty read-only tmpfs. /tmp and
 // /var/tmp are empty directories of the read-only root.
-constexpr const char* kCoveredMounts[] = {"/dev/shm", "/dev/mqueue", "/dev/hugepages"};
+constexpr const char* kCoveredMounts[] = {"/dev/mqueue", "/dev/hugepages"};
+// Except /dev/shm, covered by an empty writable tmpfs of this worker's own: LLVM's OpenMP runtime
+// (clang -fopenmp) registers itself there at start-up and aborts when it cannot.
+constexpr const char* kPrivateShm = "/dev/shm";
 
 bool is_beneath(const std::string& path, const std::string& dir) {
   return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
@@ -227,6 +230,13 @@ bool enter_private_root(const std::string& scratch, const std::vector<std::strin
       ok = false;
     }
   }
+  struct stat shm;
+  if (ok && ::stat((root + kPrivateShm).c_str(), &shm) == 0 &&
+      ::mount("ekb-shm", (root + kPrivateShm).c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "size=16m,mode=1777") != 0) {
+    failed = errno_text(std::string("covering ") + kPrivateShm);
+    ok = false;
+  }
   std::error_code ec;
   for (const char* empty : {"/tmp", "/var/tmp"}) std::filesystem::create_directories(root + empty, ec);
   std::filesystem::create_directories(root + scratch, ec);
@@ -340,6 +350,10 @@ int apply_landlock(const std::string& scratch, const std::vector<std::string>& l
     ::closedir(dev);
   }
   for (const char* d : kGpuDeviceDirs) ok = ok && rules.allow(d, device);
+  // OpenMP's registration file (kPrivateShm): the worker's own tmpfs under the private root; the
+  // machine's /dev/shm where Landlock is the only layer (docs/EVALUATION.md, Known limits).
+  struct stat shm;
+  if (::stat(kPrivateShm, &shm) == 0) ok = ok && rules.allow(kPrivateShm, handled);
   ok = ok && rules.allow(scratch, handled);
   if (!ok || !rules.restrict_self()) {
     notes += errno_text("landlock") + "; ";
