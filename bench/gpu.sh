@@ -137,6 +137,9 @@ opencl_args=(--backend opencl --platform "$opencl_platform")
 
 if [ "$tests" = ON ] && step tests; then
   echo "== GPU tests"
+  # The test program starts workers from the ekb it was built beside (build/ekb of this checkout):
+  # a build carried under another name stands in for it.
+  [ "$build" = build ] || [ -e build ] || ln -s "$build" build
   filter='CudaDevice.*:Files/CudaCorpus.*:CudaBackend.*:CudaDriver.*:CudaEmitter.*:CudaCalibration.*'
   # OpenCL device tests (on every platform found; the NVIDIA one here), not the whole-suite ones.
   [ "$has_opencl" = 1 ] && filter+=':OpenCL*:*/OpenCL*-*Suite*'
