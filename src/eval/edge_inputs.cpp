@@ -1,6 +1,7 @@
 #include "eval/edge_inputs.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "ir/inputs.h"
 #include "ir/interpreter.h"
@@ -8,39 +9,17 @@
 namespace ekb::eval {
 
 DomainEnds input_domain_ends(const ir::Instance& inst, const ir::TensorInstance& t) {
-  DomainEnds e;
-  const ir::InputDomain& dom = t.decl->domain;
-  if (dom.kind == ir::DomainKind::Spd) return e;
-  const ir::ScalarType ty = t.type;
-  if (ir::is_float(ty)) {
-    double lo = -1, hi = 1;
-    if (dom.kind == ir::DomainKind::Range) {
-      lo = ir::eval_constant(inst, *dom.lo).as_double();
-      hi = ir::eval_constant(inst, *dom.hi).as_double();
-    }
-    if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) return e;
-    double rlo = ir::round_to_type(ty, lo), rhi = ir::round_to_type(ty, hi);
-    if (rlo < lo) rlo = ir::next_up(ty, rlo);
-    if (rhi > hi) rhi = ir::next_down(ty, rhi);
-    if (!(rlo < rhi)) return e;
-    return {rlo, rhi, true};
+  if (t.decl->domain.kind == ir::DomainKind::Spd) return {};
+  ir::ValueRange r;
+  try {
+    r = ir::input_value_range(inst, t);
+  } catch (const std::exception&) {
+    return {};  // an empty or infinite domain has no ends to sit on
   }
-  int64_t tmin = ty == ir::ScalarType::Bool ? 0 : ir::int_min(ty);
-  int64_t tmax = ty == ir::ScalarType::Bool ? 1 : ir::int_max(ty);
-  int64_t lo = tmin, hi = tmax;
-  if (dom.kind == ir::DomainKind::Range) {
-    ir::LetValue l = ir::eval_constant(inst, *dom.lo), h = ir::eval_constant(inst, *dom.hi);
-    double fl = l.is_float ? std::ceil(l.float_value) : static_cast<double>(l.int_value);
-    double fh = h.is_float ? std::floor(h.float_value) : static_cast<double>(h.int_value);
-    lo = fl <= static_cast<double>(tmin) ? tmin : static_cast<int64_t>(fl);
-    hi = fh >= static_cast<double>(tmax) ? tmax : static_cast<int64_t>(fh);
-  } else if (ty != ir::ScalarType::Bool && ty != ir::ScalarType::I8 && ty != ir::ScalarType::U8) {
-    lo = -1000, hi = 1000;  // the default domain of wider integers (ir/inputs.h)
-  }
-  lo = std::max(lo, tmin);
-  hi = std::min(hi, tmax);
-  if (!(lo < hi)) return e;
-  return {static_cast<double>(lo), static_cast<double>(hi), true};
+  const double lo = r.is_float ? r.flo : static_cast<double>(r.ilo);
+  const double hi = r.is_float ? r.fhi : static_cast<double>(r.ihi);
+  if (!(lo < hi)) return {};
+  return {lo, hi, true};
 }
 
 std::vector<ir::TensorData> generate_edge_inputs(const ir::Instance& inst, uint64_t seed, bool* changed) {

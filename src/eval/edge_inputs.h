@@ -16,7 +16,7 @@
 
 namespace ekb::eval {
 
-// The ends of an input's declared domain as values of its element type (the rules of ir/inputs.h:
+// The ends of an input's declared domain as values of its element type (ir::input_value_range:
 // float ends rounded into the type and nudged inward; integer ends clipped to the type; the default
 // domains). Not usable for `spd` inputs and domains whose ends coincide.
 struct DomainEnds {
