@@ -100,9 +100,9 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
     finish_check();
     return fail(ErrorKind::Internal, "the baseline does not load: " + c.message);
   }
-  // One trial suffices to show the baseline works here: every timed call checks its outputs too,
-  // so a baseline wrong on another trial still stops the evaluation (as an internal error).
-  CheckOutcome bc = check_trials(*session, kBaselineSlot, {random_trials.front()}, 0);
+  // The random trials are the ground of the timing loop's fresh inputs, where the candidate is
+  // compared with the baseline: the baseline must pass them all (a few calls).
+  CheckOutcome bc = check_trials(*session, kBaselineSlot, random_trials, 0);
   if (!bc.ok()) {
     finish_check();
     return fail(ErrorKind::Internal, "the baseline fails its own check: " + bc.message);
@@ -141,7 +141,7 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   to.flush = !inst.workload->has_tag("warm");
   FreshInputs fresh(workload, random_trials);
   const StealMeter steal;
-  TimingOutcome tt = time_interleaved(*session, workload.interface(), kBaselineSlot, kCandidateSlot, fresh, to);
+  TimingOutcome tt = time_interleaved(*session, workload, kBaselineSlot, kCandidateSlot, fresh, to);
   r.cost.time_s = seconds_since(t_time);
   r.cpu_steal = steal.fraction();
   if (!tt.ok()) {

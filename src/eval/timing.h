@@ -58,7 +58,9 @@ struct TimingOutcome {
 };
 
 // `fresh` derives the timed calls' inputs from trials both kernels passed (check_trials).
-TimingOutcome time_interleaved(KernelSession& session, const KernelInterface& k, int baseline_slot,
+// A disagreement on the compared call is settled by the reference on those inputs: the candidate's
+// fault (Nondeterministic) or the baseline's (baseline_failed).
+TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& reference, int baseline_slot,
                                int candidate_slot, FreshInputs& fresh, const TimingOptions& options);
 
 // The median of a sample with its distribution-free 95% confidence interval (order statistics).

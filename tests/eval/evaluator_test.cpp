@@ -72,6 +72,23 @@ TEST(Evaluator, TheBaselineAgainstItselfIsNearOne) {
                                       << r.time->median_ms << " ms";
 }
 
+// The timed calls compare the candidate with the baseline; where they disagree, the reference on
+// those inputs decides: here the baseline stops working once timed, and the harness says so
+// instead of blaming the correct candidate.
+TEST(Evaluator, ABaselineWrongOnlyWhileTimedIsAHarnessErrorNotTheCandidates) {
+  WorkloadReference& ref = TestWorkloads::get().reference("nn.relu6/mbv2_035_96_48x48x48");
+  const runtime::Source broken_baseline{runtime::Language::C, R"(
+static int calls;
+void ekb_main(const float* x, float* y, int64_t N, int64_t H, int64_t W, int64_t C) {
+  const int working = ++calls <= 12;  /* the baseline's checks and the warm-up, then half the work */
+  for (int64_t i = 0; i < N * H * W * C; ++i) y[i] = x[i] < 0 ? 0 : (x[i] > 6 || !working ? 6 : x[i]);
+})", "baseline_wrong_when_timed.c"};
+  runtime::Source cand = runtime::Source::from_file(ekb::testing::adversarial_dir() + "/ok_relu6_openmp.c");
+  CandidateResult r = evaluate(test_backend(), ref, cand, broken_baseline, fast_options());
+  EXPECT_EQ(r.error, ErrorKind::Internal) << r.message;
+  EXPECT_NE(r.message.find("the baseline's outputs differ from the reference"), std::string::npos) << r.message;
+}
+
 TEST(Evaluator, ABaselineThatDoesNotCompileIsAHarnessError) {
   WorkloadReference& ref = TestWorkloads::get().reference("nn.relu6/mbv2_035_96_48x48x48");
   runtime::Source broken{runtime::Language::C, "not C", "broken_baseline.c"};
