@@ -1,4 +1,4 @@
-// The kernel ABI of DESIGN §3, generated from a bound workload: what a source solution must define.
+// The kernel ABI of docs/ABI.md, generated from a bound workload: what a source solution must define.
 #pragma once
 #include <string>
 

@@ -1,4 +1,4 @@
-// The correctness trials of one kernel (DESIGN §4): one call per trial, each on different inputs,
+// The correctness trials of one kernel (docs/EVALUATION.md): one call per trial, each on different inputs,
 // with the poison pattern alternating between trials, every check of KernelSession::call, and the
 // window after the call watched for late writes. Passing them makes the trials' inputs the ground
 // from which the timing loop derives its fresh inputs (eval/fresh_inputs.h).

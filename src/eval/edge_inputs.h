@@ -1,4 +1,4 @@
-// Inputs at the ends of their domains (DESIGN §4: "pattern-specific edge inputs"): a trial where
+// Inputs at the ends of their domains (docs/EVALUATION.md §3): a trial where
 // every other element of each input sits exactly on its declared bound, which is where clamps,
 // saturating casts, overflow in a narrower accumulator and off-by-one range handling go wrong.
 //

@@ -131,7 +131,9 @@ std::string element_type_check(const ir::Instance& inst, runtime::Language langu
   std::set<std::string> seen = {identity(expected)};
 
   std::string out = "\n#line 1 \"<ekb element type check>\"\n";
-  if (language != runtime::Language::C) out += "#include <type_traits>\n";
+  // The spellings below need <cstdint> (a .cu file need not include it: nvcc's own headers
+  // declare int64_t but not uint8_t) and std::is_same.
+  if (language != runtime::Language::C) out += "#include <cstdint>\n#include <type_traits>\n";
   for (const TypeBinding& b : other_bindings(inst)) {
     const std::vector<ScalarType> other = argument_types(k, b);
     if (!seen.insert(identity(other)).second) continue;

@@ -1,4 +1,4 @@
-// Evaluating one candidate solution of one workload against the baseline (DESIGN §4): the single
+// Evaluating one candidate solution of one workload against the baseline (docs/EVALUATION.md): the single
 // entry point the CLI, the agent and the tests use.
 //
 //   compile both (cached)  ->  start a sandboxed worker  ->  check the baseline  ->  load the

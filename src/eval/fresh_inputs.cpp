@@ -3,6 +3,7 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <type_traits>
 
 #include "ir/tensor_data.h"
 
@@ -19,48 +20,77 @@ inline double wrapped_fraction(double a, double b, double offset) {
   return t;
 }
 
-// The f32 case, by far the most common, without decoding the buffers into doubles first.
-void derive_f32(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out,
-                size_t n, size_t shift, double offset) {
-  const double lo = r.flo, span = r.fhi - r.flo, inv = span > 0 ? 1 / span : 0;
-  const auto* a = reinterpret_cast<const float*>(base);
-  const auto* b = reinterpret_cast<const float*>(partner);
-  auto* x = reinterpret_cast<float*>(out);
-  auto one = [&](size_t k, size_t j) {
-    const double t = wrapped_fraction((a[k] - lo) * inv, (b[j] - lo) * inv, offset);
-    float v = static_cast<float>(lo + t * span);
-    v = v < r.flo ? static_cast<float>(r.flo) : v;  // rounding may step past an end: clamp
-    x[k] = v > r.fhi ? static_cast<float>(r.fhi) : v;
-  };
-  // Two loops instead of a modulo per element.
+// Runs one(k, j) for every element k, with j = (k + shift) mod n: two loops instead of a modulo
+// per element.
+template <typename Element>
+inline void for_each_shifted(size_t n, size_t shift, Element one) {
   for (size_t k = 0; k + shift < n; ++k) one(k, k + shift);
   for (size_t k = n - shift; k < n; ++k) one(k, k + shift - n);
 }
 
-void derive_decoded(const ir::ScalarType type, const std::vector<int64_t>& shape, const ir::ValueRange& r,
-                    const std::vector<uint8_t>& base, const std::vector<uint8_t>& partner,
-                    std::vector<uint8_t>& out, size_t shift, double offset, uint64_t int_offset) {
-  const ir::TensorData a = ir::from_bytes(type, shape, base.data(), base.size());
-  const ir::TensorData b = ir::from_bytes(type, shape, partner.data(), partner.size());
-  ir::TensorData x(type, shape);
-  const size_t n = static_cast<size_t>(a.num_elements());
-  if (a.is_float()) {
-    const double lo = r.flo, span = r.fhi - r.flo, inv = span > 0 ? 1 / span : 0;
-    for (size_t k = 0; k < n; ++k) {
-      const double t = wrapped_fraction((a.f[k] - lo) * inv, (b.f[(k + shift) % n] - lo) * inv, offset);
-      double v = ir::round_to_type(type, lo + t * span);
-      x.f[k] = v < r.flo ? r.flo : v > r.fhi ? r.fhi : v;
-    }
-  } else {
-    using Wide = unsigned __int128;  // spans up to 2^64 and sums of two such values
-    const Wide span = static_cast<Wide>(static_cast<uint64_t>(r.ihi) - static_cast<uint64_t>(r.ilo)) + 1;
-    for (size_t k = 0; k < n; ++k) {
-      const Wide sum = static_cast<Wide>(static_cast<uint64_t>(a.i[k] - r.ilo)) +
-                       static_cast<uint64_t>(b.i[(k + shift) % n] - r.ilo) + int_offset;
-      x.i[k] = r.ilo + static_cast<int64_t>(static_cast<uint64_t>(sum % span));
-    }
+// Float types, element by element on the buffers' own encoding (no decoding into doubles first:
+// this runs before every timed call, and a pass over the inputs must cost about a memcpy).
+// `decode` gives an element's value, `encode` the nearest value of the type as its storage.
+template <typename Storage, typename Decode, typename Encode>
+void derive_float(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
+                  size_t shift, double offset, Decode decode, Encode encode) {
+  const double lo = r.flo, span = r.fhi - r.flo, inv = span > 0 ? 1 / span : 0;
+  const auto* a = reinterpret_cast<const Storage*>(base);
+  const auto* b = reinterpret_cast<const Storage*>(partner);
+  auto* x = reinterpret_cast<Storage*>(out);
+  for_each_shifted(n, shift, [&](size_t k, size_t j) {
+    const double t = wrapped_fraction((decode(a[k]) - lo) * inv, (decode(b[j]) - lo) * inv, offset);
+    const double v = lo + t * span;
+    // Clamped where the arithmetic stepped past an end; the ends are values of the type, so
+    // rounding to the nearest one (monotonic) cannot step past them again.
+    x[k] = encode(v < r.flo ? r.flo : v > r.fhi ? r.fhi : v);
+  });
+}
+
+// Integer and bool types: offsets from the range's low end, in a type wide enough for the sum of
+// three of them (two elements and the offset, each below the span), wrapped by subtraction.
+template <typename Storage>
+void derive_integer(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
+                    size_t shift, uint64_t random_offset) {
+  using Wide = std::conditional_t<(sizeof(Storage) < 8), uint64_t, unsigned __int128>;
+  const Wide span = static_cast<Wide>(static_cast<uint64_t>(r.ihi) - static_cast<uint64_t>(r.ilo)) + 1;
+  const Wide offset = static_cast<Wide>(random_offset) % span;
+  const auto* a = reinterpret_cast<const Storage*>(base);
+  const auto* b = reinterpret_cast<const Storage*>(partner);
+  auto* x = reinterpret_cast<Storage*>(out);
+  auto from_low = [&](Storage v) { return static_cast<Wide>(static_cast<uint64_t>(static_cast<int64_t>(v) - r.ilo)); };
+  for_each_shifted(n, shift, [&](size_t k, size_t j) {
+    Wide sum = from_low(a[k]) + from_low(b[j]) + offset;
+    sum -= sum >= span ? span : 0;
+    sum -= sum >= span ? span : 0;
+    x[k] = static_cast<Storage>(r.ilo + static_cast<int64_t>(static_cast<uint64_t>(sum)));
+  });
+}
+
+// One input of a set, in its element type.
+void derive(ir::ScalarType type, const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out,
+            size_t n, size_t shift, double offset, uint64_t int_offset) {
+  using ir::ScalarType;
+  switch (type) {
+    case ScalarType::F32:
+      return derive_float<float>(r, base, partner, out, n, shift, offset, [](float v) { return double(v); },
+                                 [](double v) { return static_cast<float>(v); });
+    case ScalarType::F64:
+      return derive_float<double>(r, base, partner, out, n, shift, offset, [](double v) { return v; },
+                                  [](double v) { return v; });
+    case ScalarType::F16:
+      return derive_float<uint16_t>(r, base, partner, out, n, shift, offset, ir::f16_value, ir::f16_bits);
+    case ScalarType::BF16:
+      return derive_float<uint16_t>(r, base, partner, out, n, shift, offset, ir::bf16_value, ir::bf16_bits);
+    case ScalarType::I8: return derive_integer<int8_t>(r, base, partner, out, n, shift, int_offset);
+    case ScalarType::U8: return derive_integer<uint8_t>(r, base, partner, out, n, shift, int_offset);
+    case ScalarType::Bool: return derive_integer<uint8_t>(r, base, partner, out, n, shift, int_offset);
+    case ScalarType::I16: return derive_integer<int16_t>(r, base, partner, out, n, shift, int_offset);
+    case ScalarType::I32: return derive_integer<int32_t>(r, base, partner, out, n, shift, int_offset);
+    case ScalarType::I64: return derive_integer<int64_t>(r, base, partner, out, n, shift, int_offset);
+    case ScalarType::Index: break;
   }
-  out = ir::to_bytes(x);
+  throw std::logic_error("fresh inputs: unhandled element type");
 }
 
 // base + c * I for each [n, n] matrix of an `spd` input.
@@ -110,11 +140,9 @@ void FreshInputs::next(std::vector<std::vector<uint8_t>>& out) {
     const double offset = rng_.uniform01();
     if (in.spd) {
       derive_spd(in.type, in.shape, a, out[i], 0.05 + 0.45 * offset);
-    } else if (in.type == ir::ScalarType::F32) {
-      out[i].resize(a.size());
-      derive_f32(in.range, a.data(), partner.inputs[i].data(), out[i].data(), n, shift, offset);
     } else {
-      derive_decoded(in.type, in.shape, in.range, a, partner.inputs[i], out[i], shift, offset, rng_.next());
+      out[i].resize(a.size());
+      derive(in.type, in.range, a.data(), partner.inputs[i].data(), out[i].data(), n, shift, offset, rng_.next());
     }
   }
 }

@@ -1,4 +1,4 @@
-// The benchmark's scores over a set of CandidateResults (DESIGN §4; definitions and their relation
+// The benchmark's scores over a set of CandidateResults (docs/METRICS.md; definitions and their relation
 // to KernelBench in docs/METRICS.md): Correct@k, Fast@p, geometric-mean speedup.
 //
 // Every score is over *workloads*: a workload's results are its samples (all its candidates, of any

@@ -1,4 +1,4 @@
-// Poison written into every output before every call (DESIGN §4), so that an element the kernel
+// Poison written into every output before every call (docs/EVALUATION.md), so that an element the kernel
 // did not write is recognisable afterwards.
 //
 // Two patterns, alternated between trials, so that an element left unwritten cannot coincide with

@@ -1,5 +1,5 @@
 // One evaluated candidate: what the evaluator produces, what the results database stores and what
-// the metrics read (DESIGN §5). Shared vocabulary of src/eval, src/results and the CLI.
+// the metrics read (docs/RESULTS.md). Shared vocabulary of src/eval, src/results and the CLI.
 #pragma once
 #include <cstdint>
 #include <optional>

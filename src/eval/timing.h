@@ -1,4 +1,4 @@
-// The timing protocol (DESIGN §4): baseline and candidate measured interleaved, in the same worker,
+// The timing protocol (docs/EVALUATION.md §5): baseline and candidate measured interleaved, in the same worker,
 // so that drift of the machine (frequency, other load) hits both alike.
 //
 //  - warm-up: `warmup_runs` calls of each, not recorded;

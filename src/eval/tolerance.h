@@ -1,4 +1,4 @@
-// The per-type tolerance of the correctness check (DESIGN §4), in one place so that the harness,
+// The per-type tolerance of the correctness check (docs/EVALUATION.md), in one place so that the harness,
 // the task statement and the docs agree.
 //
 // An output element passes when |out - ref| <= rtol * |ref| + atol_rms * rms(ref), where rms(ref)

@@ -200,7 +200,7 @@ ExprP make_int(int64_t v, SourceLoc loc = {});
 ExprP make_float(double v, SourceLoc loc = {});
 ExprP make_name(std::string n, SourceLoc loc = {});
 
-// The domains a pattern name may start with: "nn", "qnn", "img", ... (DESIGN §1).
+// The domains a pattern name may start with: "nn", "qnn", "img", ... (docs/ARCHITECTURE.md).
 const std::vector<std::string>& pattern_domains();
 
 std::string_view binary_op_text(BinaryOp op);

@@ -385,26 +385,8 @@ CostFacts compute_cost(const Instance& inst, const std::vector<TensorData>* inpu
   ScalarEvaluator ev(inst, c.data_dependent ? inputs : nullptr);
   Builder builder(inst, ev);
   std::vector<CNode> nodes;
-  std::set<std::string> written;
-  for (const Stmt& s : stmts) {
-    bool pure = false;
-    if (s.kind == StmtKind::Assign && !written.count(s.tensor)) {
-      pure = true;
-      std::set<std::string> names;
-      for (const auto& ix : s.indices)
-        if (ix->kind != ExprKind::Name || inst.params.count(ix->name) ||
-            inst.lets.count(ix->name) || !names.insert(ix->name).second)
-          pure = false;
-    }
-    nodes.push_back(builder.statement(s, pure));
-    std::vector<const Stmt*> todo{&s};
-    while (!todo.empty()) {
-      const Stmt* x = todo.back();
-      todo.pop_back();
-      if (x->kind == StmtKind::Assign) written.insert(x->tensor);
-      for (const Stmt& b : x->body) todo.push_back(&b);
-    }
-  }
+  const std::vector<bool> pure = pure_definitions(inst, stmts);
+  for (size_t i = 0; i < stmts.size(); ++i) nodes.push_back(builder.statement(stmts[i], pure[i]));
   Counter counter(ev, builder.num_vars());
   Ops total;
   for (const CNode& n : nodes) total += counter.count(n);

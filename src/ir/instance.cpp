@@ -1,6 +1,8 @@
 // The small methods of Instance and TensorInstance, and the verifier's shared helpers.
 #include "ir/instance.h"
 
+#include <set>
+
 #include "ir/verify_internal.h"
 
 namespace ekb::ir {
@@ -22,6 +24,31 @@ std::string Instance::full_name() const {
   std::string out = module ? module->pattern.name : std::string();
   if (workload) out += "/" + workload->name;
   return out;
+}
+
+namespace {
+
+void collect_writes(const Stmt& s, std::set<std::string>& out) {
+  if (s.kind == StmtKind::Assign) out.insert(s.tensor);
+  for (const Stmt& b : s.body) collect_writes(b, out);
+}
+
+}  // namespace
+
+std::vector<bool> pure_definitions(const Instance& inst, const std::vector<Stmt>& stmts) {
+  std::vector<bool> pure;
+  std::set<std::string> written;
+  for (const Stmt& s : stmts) {
+    bool is_pure = s.kind == StmtKind::Assign && !written.count(s.tensor);
+    std::set<std::string> indices;
+    for (const auto& ix : s.indices)
+      if (ix->kind != ExprKind::Name || inst.params.count(ix->name) || inst.lets.count(ix->name) ||
+          !indices.insert(ix->name).second)
+        is_pure = false;
+    pure.push_back(is_pure);
+    collect_writes(s, written);
+  }
+  return pure;
 }
 
 namespace detail {

@@ -47,6 +47,13 @@ struct Instance {
   ScalarType type_of(const Expr& e) const { return expr_types.at(&e); }
 };
 
+// Which of `stmts` (a pattern's top-level statements, in program order) are pure definitions
+// (docs/IR.md, "Statements: pure definitions and ordered updates"): the first assignment to a
+// tensor, indexed by distinct plain variables that are neither params nor lets. Such a statement
+// runs over its tensor's full extent; every other write is an update run in program order. The
+// interpreter, the cost model and the native lowering all ask here.
+std::vector<bool> pure_definitions(const Instance& inst, const std::vector<Stmt>& stmts);
+
 // Pattern-level checks that need no workload: structure, names (with nearest-name hints),
 // definition order (pure definition before updates, no read before definition, inputs never
 // written), reduction and recurrence forms, the schedule and memory layers' names and arguments.

@@ -116,30 +116,12 @@ struct SFor final : SNode {
   }
 };
 
-void collect_writes(const Stmt& s, std::set<std::string>& out) {
-  if (s.kind == StmtKind::Assign) out.insert(s.tensor);
-  for (const Stmt& b : s.body) collect_writes(b, out);
-}
-
 }  // namespace
 
 std::vector<SP> Compiler::statements(const std::vector<Stmt>& stmts) {
   std::vector<SP> out;
-  std::set<std::string> written;
-  for (const Stmt& s : stmts) {
-    bool pure = false;
-    if (s.kind == StmtKind::Assign && !written.count(s.tensor)) {
-      pure = true;
-      std::set<std::string> names;
-      for (const auto& ix : s.indices) {
-        if (ix->kind != ExprKind::Name || inst_.params.count(ix->name) ||
-            inst_.lets.count(ix->name) || !names.insert(ix->name).second)
-          pure = false;
-      }
-    }
-    out.push_back(stmt(s, pure));
-    collect_writes(s, written);
-  }
+  const std::vector<bool> pure = pure_definitions(inst_, stmts);
+  for (size_t i = 0; i < stmts.size(); ++i) out.push_back(stmt(stmts[i], pure[i]));
   return out;
 }
 

@@ -170,7 +170,7 @@ enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, GpuBlock,
 
 // Where an Allocate's storage lives. Global: not yet placed (plan_storage decides); Stack: a local
 // array; Scratch: the harness-provided workspace (ABI "Scratch memory") at scratch_offset;
-// Shared / Local: GPU shared memory / registers (for the schedule passes to come).
+// Shared / Local: GPU shared memory / a thread's registers (cache_read/cache_write on gpu).
 enum class MemoryScope : uint8_t { Global, Stack, Scratch, Shared, Local };
 
 struct Stmt {

@@ -149,11 +149,9 @@ class DefinitionLowerer {
     }
 
     std::vector<StmtP> body;
-    std::set<std::string> written;
-    for (const ir::Stmt& s : p.stmts) {
-      body.push_back(is_pure_definition(s, written) ? pure_definition(s) : update(s));
-      collect_writes(s, written);
-    }
+    const std::vector<bool> pure = ir::pure_definitions(inst_, p.stmts);
+    for (size_t i = 0; i < p.stmts.size(); ++i)
+      body.push_back(pure[i] ? pure_definition(p.stmts[i]) : update(p.stmts[i]));
     StmtP all = make_block(std::move(body));
     // Temps live for the whole kernel; plan_storage decides where.
     for (auto it = f_.buffers.rbegin(); it != f_.buffers.rend(); ++it)
@@ -165,22 +163,6 @@ class DefinitionLowerer {
 
  private:
   // ---- statements
-  // The interpreter's rule: the first assignment to a tensor, with distinct plain-variable indices
-  // that are neither params nor lets.
-  bool is_pure_definition(const ir::Stmt& s, const std::set<std::string>& written) const {
-    if (s.kind != ir::StmtKind::Assign || written.count(s.tensor)) return false;
-    std::set<std::string> seen;
-    for (const auto& ix : s.indices)
-      if (ix->kind != ExprKind::Name || is_constant_name(ix->name) || !seen.insert(ix->name).second)
-        return false;
-    return true;
-  }
-
-  static void collect_writes(const ir::Stmt& s, std::set<std::string>& out) {
-    if (s.kind == ir::StmtKind::Assign) out.insert(s.tensor);
-    for (const ir::Stmt& b : s.body) collect_writes(b, out);
-  }
-
   bool is_constant_name(const std::string& n) const { return inst_.params.count(n) || inst_.lets.count(n); }
 
   StmtP pure_definition(const ir::Stmt& s) {

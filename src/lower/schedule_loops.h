@@ -2,8 +2,8 @@
 // its loops by name (Func::stages), perfect loop nests ("chains") taken apart and rebuilt, fresh
 // copies of loops, and the dependence facts that decide whether a transformation is legal.
 //
-// Part B of the schedule layer (compute_at, the memory layer) is meant to use the same facility:
-// a stage's loops by name, their For variables in every copy, and the chain helpers.
+// compute_at and the memory layer (region.h, memory_*.h) find loops the same way: a stage's loops
+// by name, their For variables in every copy, and the chain helpers.
 #pragma once
 #include <functional>
 #include <optional>

@@ -22,7 +22,7 @@ nlohmann::json time_json(const std::optional<eval::TimeStats>& t) {
   return {{"median", t->median_ms}, {"p25", t->p25_ms}, {"p75", t->p75_ms}, {"runs", t->runs}};
 }
 
-// DESIGN §5's device object: backend, name and compiler always present, whatever else the run
+// docs/RESULTS.md's device object: backend, name and compiler always present, whatever else the run
 // recorded kept beside them.
 nlohmann::json device_json(const RunInfo& run) {
   nlohmann::json d = run.device.is_object() ? run.device : nlohmann::json::object();

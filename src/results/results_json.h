@@ -1,4 +1,4 @@
-// The results document of DESIGN §5 ("ekb.results/1"): device, one record per result, and the
+// The results document of docs/RESULTS.md ("ekb.results/1"): device, one record per result, and the
 // summary, with per-domain and per-level summaries and roofline fractions as extra fields.
 #pragma once
 #include <nlohmann/json.hpp>

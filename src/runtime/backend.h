@@ -1,4 +1,4 @@
-// One Backend interface for every target stack (DESIGN §1, §6): cpu, cuda and opencl.
+// One Backend interface for every target stack (docs/ARCHITECTURE.md): cpu, cuda and opencl.
 //
 // A backend does the two things that differ between targets:
 //   compile  a source solution into an Artifact (a file a worker can load), with a compile cache;
@@ -53,7 +53,7 @@ struct CompileOutcome {
   std::string log;          // on failure: the compiler's complete output
 };
 
-// The device a result was measured on: the `device` object of the results JSON (DESIGN §5).
+// The device a result was measured on: the `device` object of the results JSON (docs/RESULTS.md).
 struct DeviceInfo {
   std::string backend;   // "cpu"
   std::string name;      // "Intel(R) Xeon(R) Platinum 8480+ (16 cores)"

@@ -1,4 +1,4 @@
-// Making a timed run start cold (DESIGN §4: caches flushed between runs unless a workload measures
+// Making a timed run start cold (docs/EVALUATION.md §5: caches flushed between runs unless a workload measures
 // warm cache), outside the timed region.
 //
 // The precise way is to evict exactly the kernel's data: every cache line of its buffers

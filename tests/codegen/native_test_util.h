@@ -131,7 +131,7 @@ inline std::vector<ir::TensorData> run_native(const NativeKernel& k, const ir::I
   return result;
 }
 
-// The correctness check of DESIGN §4 (eval/tolerance.h): "" when every output element passes,
+// The correctness check of docs/EVALUATION.md §4 (eval/tolerance.h): "" when every output element passes,
 // else a description of the first failure.
 inline std::string compare_outputs(const ir::Instance& inst, const std::vector<ir::TensorData>& got,
                                    const std::vector<ir::TensorData>& want) {

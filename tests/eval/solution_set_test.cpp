@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "eval/eval_test_util.h"
+#include "runtime/cuda_backend.h"
 #include "suite/suite.h"
 #include "test_paths.h"
 
@@ -109,6 +110,30 @@ TEST_F(SolutionSetTypes, TheElementTypeCheckCoversCppAndKernelsWithScratch) {
   EXPECT_NE(scratch.message.find("this workload's C_in is f32 (float) but the source's ekb_main declares double"),
             std::string::npos)
       << scratch.log;
+}
+
+TEST_F(SolutionSetTypes, TheElementTypeCheckCompilesWithNvccAndNamesCudasTypeSpellings) {
+  if (runtime::find_nvcc().empty()) GTEST_SKIP() << "nvcc is not installed";
+  fs::copy_file(ekb::testing::adversarial_dir() + "/cuda/ok_gemm.cu", dir_ / "linalg.gemm" / "all.cu");
+  runtime::CudaBackendOptions o;
+  o.arch = "sm_90";  // compiles without a device
+  o.cache_dir = ekb::testing::test_cache_dir();
+  runtime::CudaBackend cuda(o);
+  auto compile_cu = [&](const std::string& workload_name) {
+    CandidateRef c;
+    c.workload = workload(workload_name);
+    c.solution = "all.cu";
+    c.path = (dir_ / "linalg.gemm" / "all.cu").string();
+    return cuda.compile(candidate_source(c, suite::bind_workload(c.workload), "cuda"));
+  };
+  runtime::CompileOutcome f16 = compile_cu("linalg.gemm/medium_f16");
+  EXPECT_FALSE(f16.ok);
+  EXPECT_EQ(f16.message,
+            "element types differ: this workload's C_in is f16 (__half) but the source's ekb_main declares float "
+            "(and 3 more tensors)")
+      << f16.log;
+  runtime::CompileOutcome f32 = compile_cu("linalg.gemm/medium");
+  EXPECT_TRUE(f32.ok) << f32.log;
 }
 
 TEST_F(SolutionSetTypes, ASourceWithoutEkbMainOrWithOtherDifferencesIsLeftToTheHarness) {

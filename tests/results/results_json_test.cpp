@@ -1,4 +1,4 @@
-// The results document (DESIGN §5) and the CSV export, on real suite workloads.
+// The results document (docs/RESULTS.md) and the CSV export, on real suite workloads.
 #include "results/results_json.h"
 
 #include <gtest/gtest.h>
