@@ -52,7 +52,8 @@ void derive_float(const ir::ValueRange& r, const uint8_t* base, const uint8_t* p
 template <typename Storage>
 void derive_integer(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
                     size_t shift, uint64_t random_offset) {
-  using Wide = std::conditional_t<(sizeof(Storage) < 8), uint64_t, unsigned __int128>;
+  using Wide = std::conditional_t<(sizeof(Storage) <= 2), uint32_t,
+                                  std::conditional_t<(sizeof(Storage) == 4), uint64_t, unsigned __int128>>;
   const Wide span = static_cast<Wide>(static_cast<uint64_t>(r.ihi) - static_cast<uint64_t>(r.ilo)) + 1;
   const Wide offset = static_cast<Wide>(random_offset) % span;
   const auto* a = reinterpret_cast<const Storage*>(base);

@@ -69,6 +69,19 @@ TEST(Float16, RoundingAndBits) {
   EXPECT_EQ(round_to_type(ScalarType::BF16, 1.0 + std::ldexp(1, -8)), 1.0);  // tie to even
   EXPECT_EQ(round_to_type(ScalarType::BF16, 1.0 + 3 * std::ldexp(1, -8)), 1.0 + std::ldexp(1, -6));
   EXPECT_EQ(round_to_type(ScalarType::F32, 0.1), static_cast<double>(0.1f));
+  // The bits agree with the rounding (round_to_type, computed apart from them) at every midpoint
+  // between two halves, one double-ulp either side of it, and on random values of every scale.
+  for (uint32_t b = 0; b + 1 < 0x7C00; ++b)
+    for (double sign : {1.0, -1.0}) {
+      const double mid = sign * (f16_value(static_cast<uint16_t>(b)) + f16_value(static_cast<uint16_t>(b + 1))) / 2;
+      for (double v : {mid, std::nextafter(mid, 0.0), std::nextafter(mid, sign * 1e9)})
+        ASSERT_EQ(f16_value(f16_bits(v)), round_to_type(ScalarType::F16, v)) << v;
+    }
+  Rng rng(7);
+  for (int k = 0; k < 100000; ++k) {
+    const double v = std::ldexp(rng.uniform01() - 0.5, static_cast<int>(rng.next() % 48) - 28);
+    ASSERT_EQ(f16_value(f16_bits(v)), round_to_type(ScalarType::F16, v)) << v;
+  }
   for (uint32_t b = 0; b < 0x7C00; ++b) {  // every finite positive half round-trips
     double v = f16_value(static_cast<uint16_t>(b));
     ASSERT_EQ(f16_bits(v), b) << b;
