@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/result.h"
+#include "runtime/error_kind.h"
 
 namespace ekb::runtime {
 
@@ -43,9 +43,9 @@ class ExecutorError : public std::runtime_error {
 // `ends_worker`: the process cannot go on (a sticky device error) and exits after replying.
 class KernelFault : public ExecutorError {
  public:
-  KernelFault(eval::ErrorKind kind, const std::string& message, int64_t arena_offset = -1, bool ends_worker = false)
+  KernelFault(ErrorKind kind, const std::string& message, int64_t arena_offset = -1, bool ends_worker = false)
       : ExecutorError(message), kind(kind), arena_offset(arena_offset), ends_worker(ends_worker) {}
-  eval::ErrorKind kind;
+  ErrorKind kind;
   int64_t arena_offset;
   bool ends_worker;
 };

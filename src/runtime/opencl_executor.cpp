@@ -16,8 +16,6 @@ namespace ekb::runtime {
 
 namespace {
 
-using eval::ErrorKind;
-
 // Guard gaps hold this 32-bit pattern: bytes that vary, so that writing any constant changes some.
 constexpr uint32_t kGuardPattern = 0x5BA5C3E1u;
 // Between two regions in device memory, and before the first and after the last. OpenCL cannot

@@ -31,7 +31,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-using eval::ErrorKind;
 
 std::string signal_name(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -410,7 +409,7 @@ WorkerStatus Worker::run(int slot, bool flush, size_t scrub_bytes, double timeou
 
 WorkerStatus Worker::executor_fault(const json& reply) {
   WorkerStatus s;
-  s.error = eval::parse_error_kind(reply.value("fault", std::string())).value_or(ErrorKind::Crash);
+  s.error = parse_error_kind(reply.value("fault", std::string())).value_or(ErrorKind::Crash);
   s.message = reply.value("message", std::string("fault"));
   const int64_t offset = reply.value("offset", int64_t{-1});
   if (offset >= 0 && arena_ && s.error != ErrorKind::OutOfBounds) {

@@ -131,7 +131,7 @@ int worker_main(const WorkerConfig& config) {
     try {
       reply = handle(*exec, arena, req, fd);
     } catch (const KernelFault& f) {
-      reply = {{"ok", false}, {"message", f.what()}, {"fault", eval::error_kind_name(f.kind)},
+      reply = {{"ok", false}, {"message", f.what()}, {"fault", error_kind_name(f.kind)},
                {"offset", f.arena_offset}, {"ends_worker", f.ends_worker}};
       must_exit = f.ends_worker;
     } catch (const std::exception& e) {
