@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <thread>
 #include <map>
@@ -17,7 +16,6 @@
 #include "cli/report.h"
 #include "cli/results_db.h"
 #include "eval/candidate_evaluation.h"
-#include "runtime/opencl_driver.h"
 #include "runtime/opencl_program.h"
 #include "results/results_json.h"
 #include "suite/selection.h"
@@ -85,17 +83,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
 
   if ((o.platform || o.device || o.build_options) && o.backend != "opencl")
     throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");
-  // Where make_backend finds them.
-  if (o.build_options) ::setenv("EKB_OPENCL_BUILD_OPTIONS", o.build_options->c_str(), 1);
-  if (o.platform || o.device) {
-    runtime::opencl::DeviceSelection d = runtime::opencl::DeviceSelection::from_environment();
-    if (o.platform) d.platform = *o.platform;
-    if (o.device) d.device = *o.device;
-    d.export_to_environment();  // where make_backend and the workers find it
-  }
   std::unique_ptr<runtime::Backend> backend;
   try {
-    backend = runtime::make_backend(o.backend);
+    backend = runtime::make_backend(o.backend, {o.platform, o.device, o.build_options});
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/backend.h"
 #include "runtime/error_kind.h"
 
 namespace ekb::runtime {
@@ -67,7 +68,8 @@ class KernelExecutor {
 
 // The executor of a backend ("cpu", "cuda", "opencl"); throws ExecutorError for an unknown one, or
 // one that cannot run here (no CUDA device, no OpenCL platform). `private_dir` is the worker's own
-// scratch directory (a driver's kernel cache may go there).
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir = "");
+// scratch directory (a driver's kernel cache may go there); `device` the one the backend chose.
+std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir = "",
+                                              const DeviceSelection& device = {});
 
 }  // namespace ekb::runtime

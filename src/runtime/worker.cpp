@@ -121,6 +121,9 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
       "--scratch", scratch_dir_, "--memory-limit", std::to_string(options_.memory_limit_bytes),
       "--file-limit", std::to_string(options_.file_size_limit_bytes),
       "--parent-pid", std::to_string(parent)};
+  if (!options_.device.platform.empty() || options_.device.device != 0)
+    argv_s.insert(argv_s.end(),
+                  {"--platform", options_.device.platform, "--device", std::to_string(options_.device.device)});
   if (drop) argv_s.insert(argv_s.end(), {"--uid", std::to_string(uid), "--gid", std::to_string(gid)});
   if (!options_.seccomp) argv_s.push_back("--no-seccomp");
   std::vector<char*> argv;

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "runtime/backend.h"
 #include "runtime/sandbox.h"
 
 namespace ekb::runtime {
@@ -11,6 +12,7 @@ namespace ekb::runtime {
 struct WorkerConfig {
   int socket_fd = 3;
   std::string backend = "cpu";
+  DeviceSelection device;  // where the executor runs kernels (runtime/backend.h)
   SandboxConfig sandbox;
 };
 
