@@ -139,11 +139,13 @@ TEST(OpenCLBackend, TheBackendNamesItsDeviceToTheWorkersWithoutTouchingTheEnviro
   runtime::OpenCLBackendOptions options;
   options.device = {backend->device().platform_name.substr(0, 4), backend->device().index};  // a substring
   options.cache_dir = ekb::testing::test_cache_dir();
-  const char* before = std::getenv("EKB_OPENCL_PLATFORM");
+  auto environment = [] {
+    const char* v = std::getenv("EKB_OPENCL_PLATFORM");
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  const std::optional<std::string> before = environment();
   runtime::OpenCLBackend another(options);
-  const char* after = std::getenv("EKB_OPENCL_PLATFORM");
-  EXPECT_EQ(before == nullptr, after == nullptr);
-  if (before && after) EXPECT_STREQ(before, after);
+  EXPECT_EQ(environment(), before);
   EXPECT_EQ(another.worker_device().platform, another.device().platform_name);
   EXPECT_EQ(another.worker_device().device, another.device().index);
 }
