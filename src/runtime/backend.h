@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/device_selection.h"
+
 namespace ekb::runtime {
 
 enum class Language { C, Cpp, Cuda, OpenCL };
@@ -58,14 +60,6 @@ struct DeviceInfo {
   std::string backend;   // "cpu"
   std::string name;      // "Intel(R) Xeon(R) Platinum 8480+ (16 cores)"
   std::string compiler;  // "Debian clang version 14.0.6"
-};
-
-// A device among several: a case-insensitive substring of its platform's name or version (empty:
-// the first platform with a device) and its index within that platform. The opencl backend picks
-// one; the workers that run its kernels are started with that choice (WorkerOptions::device).
-struct DeviceSelection {
-  std::string platform;
-  int device = 0;
 };
 
 class Backend {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/backend.h"
+#include "runtime/device_selection.h"
 #include "runtime/error_kind.h"
 
 namespace ekb::runtime {

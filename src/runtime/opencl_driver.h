@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/backend.h"
+#include "runtime/device_selection.h"
 
 namespace ekb::runtime::opencl {
 
