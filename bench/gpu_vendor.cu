@@ -12,7 +12,7 @@
 //    1000 runs or --max-time seconds); median and quartiles interpolated as eval::summarize_times;
 //  - checked against a double-precision reference on the host at sampled output elements (up to
 //    4096, first and last included) with the harness's f32 tolerance |out - ref| <= 1e-3 |ref| +
-//    1e-4 rms(ref) (eval/tolerance.h; rms over the samples). Inputs are uniform random in each
+//    1e-4 rms(ref) (suite/tolerance.h; rms over the samples). Inputs are uniform random in each
 //    pattern's declared input domain, from a fixed seed (not the harness's trial inputs: this
 //    program links no part of ekb, so that it builds with nvcc alone on the GPU machine).
 // Work a vendor call does beyond the IR's definition is inside the timed interval, as it would be

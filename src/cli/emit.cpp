@@ -11,8 +11,8 @@
 #include "codegen/cuda_emitter.h"
 #include "codegen/opencl_emitter.h"
 #include "eval/solution_set.h"
-#include "lower/schedule_loops.h"
 #include "lower/lower.h"
+#include "lower/schedule_error.h"
 #include "suite/suite.h"
 
 namespace ekb::cli {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <thread>
 #include <map>
@@ -16,9 +15,7 @@
 #include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/results_db.h"
-#include "eval/evaluator.h"
-#include "eval/solution_set.h"
-#include "runtime/opencl_driver.h"
+#include "eval/candidate_evaluation.h"
 #include "runtime/opencl_program.h"
 #include "results/results_json.h"
 #include "suite/selection.h"
@@ -57,19 +54,6 @@ nlohmann::json selection_json(const EvalCommandOptions& o, const std::vector<sui
   return j;
 }
 
-eval::CandidateResult unevaluated(const eval::CandidateRef& c, std::string_view backend, eval::ErrorKind kind,
-                                  std::string message) {
-  eval::CandidateResult r;
-  r.task = c.workload.pattern->name();
-  r.workload = c.workload.full_name();
-  r.backend = std::string(backend);
-  r.solution = c.solution.empty() ? "(none)" : c.solution;
-  r.sample = c.sample;
-  r.error = kind;
-  r.message = std::move(message);
-  return r;
-}
-
 // The machine's 1-minute load average, or a negative number where /proc/loadavg is unreadable.
 double load_average() {
   double load = -1;
@@ -99,17 +83,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
 
   if ((o.platform || o.device || o.build_options) && o.backend != "opencl")
     throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");
-  // Where make_backend finds them.
-  if (o.build_options) ::setenv("EKB_OPENCL_BUILD_OPTIONS", o.build_options->c_str(), 1);
-  if (o.platform || o.device) {
-    runtime::opencl::DeviceSelection d = runtime::opencl::DeviceSelection::from_environment();
-    if (o.platform) d.platform = *o.platform;
-    if (o.device) d.device = *o.device;
-    d.export_to_environment();  // where make_backend and the workers find it
-  }
   std::unique_ptr<runtime::Backend> backend;
   try {
-    backend = runtime::make_backend(o.backend);
+    backend = runtime::make_backend(o.backend, {o.platform, o.device, o.build_options});
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
@@ -173,15 +149,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   std::optional<runtime::Source> baseline;
   for (const auto& c : candidates) {
     if (done.count(key_of(c))) continue;
-    eval::CandidateResult r;
-    if (c.missing()) {
-      r = unevaluated(c, backend->name(), eval::ErrorKind::Missing, "no solution in " + o.solutions);
-    } else if (c.failed_generation()) {
-      const eval::SolutionMeta& meta = *c.meta;
-      r = unevaluated(c, backend->name(), meta.failure_kind(),
-                      meta.ok() ? "the metadata says status ok, but there is no code file"
-                                : fmt::format("{}: {}", meta.status, meta.error.empty() ? "(no message)" : meta.error));
-    } else {
+    std::optional<eval::CandidateResult> r =
+        eval::result_without_code(c, backend->name(), "no solution in " + o.solutions);
+    if (!r) {
       if (c.workload.full_name() != current) {
         current = c.workload.full_name();
         reference.reset();
@@ -190,22 +160,10 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
                                                               reference_cache ? &*reference_cache : nullptr);
         baseline = eval::native_baseline_source(*inst, backend->name());
       }
-      std::optional<runtime::Source> source;
-      try {
-        source = eval::candidate_source(c, *inst, backend->name());
-      } catch (const eval::CandidateError& e) {
-        r = unevaluated(c, backend->name(), eval::ErrorKind::Compile, e.what());
-      }
-      if (source) {
-        eval::EvalOptions opts = options;
-        opts.solution = c.solution;
-        opts.sample = c.sample;
-        r = eval::evaluate(*backend, *reference, *source, *baseline, opts);
-      }
+      r = eval::evaluate_candidate(*backend, *reference, *baseline, c, options);
     }
-    if (c.meta) r.provenance = c.meta->provenance();  // the ledger travels with the result
-    store.add(run, r);
-    progress.step(outcome_text(r));
+    store.add(run, *r);
+    progress.step(outcome_text(*r));
     max_load = std::max(max_load, load_average());
   }
   progress.finish();

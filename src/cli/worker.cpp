@@ -15,6 +15,8 @@ void add_worker_command(CLI::App& app, Context& ctx) {
   cmd->group("");  // hidden from --help
   cmd->add_option("--fd", cfg->socket_fd)->required();
   cmd->add_option("--backend", cfg->backend);
+  cmd->add_option("--platform", cfg->device.platform);
+  cmd->add_option("--device", cfg->device.device);
   cmd->add_option("--scratch", cfg->sandbox.scratch_dir);
   cmd->add_option("--memory-limit", cfg->sandbox.memory_limit_bytes);
   cmd->add_option("--file-limit", cfg->sandbox.file_size_limit_bytes);

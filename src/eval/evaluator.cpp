@@ -81,6 +81,7 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   SessionOptions so;
   so.call_timeout_s = options.call_timeout_s;
   so.worker.backend = r.backend;
+  so.worker.device = backend.worker_device();
   so.worker.executable = options.worker_executable;
   so.worker.memory_limit_bytes = backend.worker_address_space_limit(
       options.memory_limit_bytes ? options.memory_limit_bytes : default_memory_limit(workload.interface()));

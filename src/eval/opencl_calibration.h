@@ -13,7 +13,7 @@
 namespace ekb::eval {
 
 struct OpenCLCalibrationOptions {
-  runtime::opencl::DeviceSelection device;  // empty platform: the first platform with a device
+  runtime::DeviceSelection device;  // empty platform: the first platform with a device
   size_t array_bytes = 0;  // per array; 0: GPUs 8x the global cache within [256 MiB, 2 GiB], CPUs as `cpu`
   int runs = 5;            // timed runs per kernel (after one warm-up)
   double seconds_per_run = 0.05;  // target length of one peak-FLOP run

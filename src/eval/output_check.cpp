@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "eval/poison.h"
-#include "eval/tolerance.h"
+#include "suite/tolerance.h"
 
 namespace ekb::eval {
 
@@ -127,7 +127,7 @@ OutputVerdict check_output(const std::string& name, const uint8_t* data, const i
 
   // The worst element is the one furthest outside (or closest to leaving) its allowed error: the
   // one a developer should look at, and v.max_error_ratio says how close a pass came.
-  Tolerance tol = tolerance_for(t);
+  suite::Tolerance tol = suite::tolerance_for(t);
   tol.rtol *= tolerance_scale;
   tol.atol_rms *= tolerance_scale;
   const double inf = std::numeric_limits<double>::infinity();

@@ -1,4 +1,4 @@
-// Comparing one output buffer with its f64 reference (docs/EVALUATION.md §4, eval/tolerance.h):
+// Comparing one output buffer with its f64 reference (docs/EVALUATION.md §4, suite/tolerance.h):
 //   floats:   |out - ref| <= rtol * |ref| + atol_rms * rms(ref); NaN where the reference is NaN, the
 //             same infinity where it is infinite, a finite value everywhere else;
 //   integers: exact; bool: exactly 0 or 1, equal to the reference.

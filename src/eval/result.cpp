@@ -1,37 +1,6 @@
 #include "eval/result.h"
 
-#include <array>
-#include <utility>
-
 namespace ekb::eval {
-
-namespace {
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 17> kNames{{
-    {ErrorKind::None, "none"},
-    {ErrorKind::Compile, "compile"},
-    {ErrorKind::Load, "load"},
-    {ErrorKind::Crash, "crash"},
-    {ErrorKind::Exit, "exit"},
-    {ErrorKind::Timeout, "timeout"},
-    {ErrorKind::Memory, "memory"},
-    {ErrorKind::Mismatch, "mismatch"},
-    {ErrorKind::UnwrittenOutput, "unwritten_output"},
-    {ErrorKind::InputModified, "input_modified"},
-    {ErrorKind::OutOfBounds, "out_of_bounds"},
-    {ErrorKind::AsyncWrite, "async_write"},
-    {ErrorKind::Nondeterministic, "nondeterministic"},
-    {ErrorKind::Missing, "missing"},
-    {ErrorKind::NoCode, "no_code"},
-    {ErrorKind::GenerationFailed, "generation_failed"},
-    {ErrorKind::Internal, "internal"},
-}};
-}  // namespace
-
-std::string_view error_kind_name(ErrorKind k) {
-  for (const auto& [kind, name] : kNames)
-    if (kind == k) return name;
-  return "internal";
-}
 
 Ledger& Ledger::operator+=(const Ledger& o) {
   llm_calls += o.llm_calls;
@@ -41,12 +10,6 @@ Ledger& Ledger::operator+=(const Ledger& o) {
   evaluations += o.evaluations;
   wall_s += o.wall_s;
   return *this;
-}
-
-std::optional<ErrorKind> parse_error_kind(std::string_view s) {
-  for (const auto& [kind, name] : kNames)
-    if (name == s) return kind;
-  return std::nullopt;
 }
 
 }  // namespace ekb::eval

@@ -6,31 +6,14 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/error_kind.h"
+
 namespace ekb::eval {
 
-// Why a candidate failed. The string forms are the `error` kinds of the results JSON.
-enum class ErrorKind {
-  None,
-  Compile,          // the compiler rejected the source (or the IR solution did not lower)
-  Load,             // the artifact did not load, or lacks ekb_main / has the wrong scratch symbols
-  Crash,            // killed by a signal (segfault, abort, illegal instruction, ...)
-  Exit,             // called exit()/_exit() inside the kernel
-  Timeout,          // ran past the time limit
-  Memory,           // exceeded the memory limit
-  Mismatch,         // outputs differ from the reference beyond the tolerance
-  UnwrittenOutput,  // some output element kept its poison value
-  InputModified,    // an input buffer changed
-  OutOfBounds,      // accessed memory outside its buffers (a guard region or the canary bytes around them)
-  AsyncWrite,       // outputs changed after ekb_main returned (threads still writing)
-  Nondeterministic, // a timed run's outputs differ from the checked run on the same inputs
-  Missing,          // the solutions directory has no solution for a selected workload
-  NoCode,           // the generator answered without usable code (its .meta.json says "no_code")
-  GenerationFailed, // generation itself failed: endpoint unreachable, agent crashed (.meta.json "failed")
-  Internal,         // the harness itself failed (reported, never blamed on the candidate silently)
-};
-
-std::string_view error_kind_name(ErrorKind k);   // "compile", "crash", "unwritten_output", ...
-std::optional<ErrorKind> parse_error_kind(std::string_view s);
+// Why a candidate failed (runtime/error_kind.h): named here too, since every result carries one.
+using runtime::ErrorKind;
+using runtime::error_kind_name;
+using runtime::parse_error_kind;
 
 struct TimeStats {
   double median_ms = 0;

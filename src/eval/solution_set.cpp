@@ -10,8 +10,8 @@
 #include "codegen/cuda_emitter.h"
 #include "codegen/opencl_emitter.h"
 #include "eval/element_type_check.h"
-#include "lower/schedule_loops.h"
 #include "ir/parser.h"
+#include "lower/schedule_error.h"
 
 namespace ekb::eval {
 

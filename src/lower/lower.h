@@ -33,7 +33,7 @@ struct LowerOptions {
 
 // The module's compute layer as a loop nest, with its schedule layer for options.schedule_target
 // applied (without one: the default lowering, a plain single-threaded loop nest). Throws
-// ScheduleError (lower/schedule_loops.h) for a directive that cannot be applied.
+// ScheduleError (lower/schedule_error.h) for a directive that cannot be applied.
 Func lower(const ir::Instance& inst, const LowerOptions& options = {});
 
 // The pass names, in order.

@@ -119,6 +119,14 @@ bool uses_var(const Stmt& s, const std::string& name) {
   return found;
 }
 
+const Stmt* find_loop(const Stmt& s, const std::string& var) {
+  const Stmt* found = nullptr;
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (!found && x.kind == StmtKind::For && x.name == var) found = &x;
+  });
+  return found;
+}
+
 bool has_load(const Expr& e) {
   bool found = false;
   for_each_expr(e, [&](const Expr& x) { found |= x.kind == ExprKind::Load; });

@@ -1,5 +1,5 @@
 // Traversal helpers shared by the passes: a rebuilding mutator (override mutate() for the node kinds
-// a pass cares about and call the base for the rest), a read-only walk, and substitution.
+// a pass cares about and call the base for the rest), a read-only walk, finding a loop, and substitution.
 #pragma once
 #include <functional>
 #include <string>
@@ -27,6 +27,9 @@ void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f);
 void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f);
 // Calls f on s and every statement below it (pre-order).
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
+
+// The For of variable `var` under s, or nullptr.
+const Stmt* find_loop(const Stmt& s, const std::string& var);
 
 // Replaces the variable `name` by `value` (names are unique, so there is no capture to avoid).
 ExprP substitute(const ExprP& e, const std::string& name, const ExprP& value);

@@ -7,7 +7,7 @@
 
 #include "lower/lower_boundaries.h"
 #include "lower/mutator.h"
-#include "lower/schedule_loops.h"
+#include "lower/schedule_error.h"
 #include "lower/simplify.h"
 
 namespace ekb::lir {

@@ -134,14 +134,6 @@ StageLoop& loop_named(Stage& s, const std::string& name) {
   throw ScheduleError("stage '" + s.name + "' has no loop '" + name + "'", "its loops are " + join_names(names));
 }
 
-const Stmt* find_loop(const Stmt& s, const std::string& var) {
-  const Stmt* found = nullptr;
-  for_each_stmt(s, [&](const Stmt& x) {
-    if (!found && x.kind == StmtKind::For && x.name == var) found = &x;
-  });
-  return found;
-}
-
 StmtP rewrite_loops(const StmtP& s, const std::vector<std::string>& vars,
                     const std::function<StmtP(const Stmt&)>& rewrite) {
   LoopRewriter r(vars, rewrite);

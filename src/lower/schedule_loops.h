@@ -8,32 +8,18 @@
 #include <functional>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "lower/loop_ir.h"
+#include "lower/schedule_error.h"
 
 namespace ekb::lir {
-
-// A directive that cannot be applied: what is wrong and why, plus a hint. apply_schedule adds the
-// directive and its file:line:col.
-class ScheduleError : public std::runtime_error {
- public:
-  explicit ScheduleError(const std::string& message, std::string hint = {})
-      : std::runtime_error(message), hint_(std::move(hint)) {}
-  const std::string& hint() const { return hint_; }
-
- private:
-  std::string hint_;
-};
 
 // The stage / its loop of that name; throws ScheduleError naming the candidates.
 Stage& stage_named(Func& f, const std::string& name);
 StageLoop& loop_named(Stage& s, const std::string& name);
 
-// The For of variable `var` under s, or nullptr.
-const Stmt* find_loop(const Stmt& s, const std::string& var);
 // s with the For of each variable in `vars` replaced by rewrite(that For); a rewritten loop's
 // result is not searched again.
 StmtP rewrite_loops(const StmtP& s, const std::vector<std::string>& vars,

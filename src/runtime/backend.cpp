@@ -53,14 +53,16 @@ Source Source::from_file(const std::string& path) {
   return Source{*lang, ss.str(), path};
 }
 
-std::unique_ptr<Backend> make_backend(std::string_view name) {
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
   if (name == "cpu") return std::make_unique<CpuBackend>();
   if (name == "cuda") return std::make_unique<CudaBackend>();  // throws when there is no CUDA device
   if (name == "opencl") {  // throws when there is no OpenCL platform
-    OpenCLBackendOptions options;
-    options.device = opencl::DeviceSelection::from_environment();
-    options.build_options = opencl::build_options_from_environment();
-    return std::make_unique<OpenCLBackend>(options);
+    OpenCLBackendOptions chosen;
+    chosen.device = opencl::device_from_environment();
+    if (options.platform) chosen.device.platform = *options.platform;
+    if (options.device) chosen.device.device = *options.device;
+    chosen.build_options = options.build_options.value_or(opencl::default_build_options());
+    return std::make_unique<OpenCLBackend>(chosen);
   }
   throw std::runtime_error("backend '" + std::string(name) + "' is not available (known: cpu, cuda, opencl)");
 }

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/device_selection.h"
+
 namespace ekb::runtime {
 
 enum class Language { C, Cpp, Cuda, OpenCL };
@@ -72,11 +74,23 @@ class Backend {
   virtual bool accepts(Language l) const = 0;
   // The worker's address-space limit (RLIMIT_AS) given the one suggested for the workload; 0: none.
   virtual uint64_t worker_address_space_limit(uint64_t suggested) const { return suggested; }
+  // The device the workers run kernels on: the one this backend compiles for. Empty for a backend
+  // that has only one.
+  virtual DeviceSelection worker_device() const { return {}; }
 };
 
-// "cpu", "cuda" or "opencl" (its default device: opencl::DeviceSelection::from_environment()).
-// Throws std::runtime_error naming the known backends for anything else, and saying why for a
-// backend that cannot run here (cuda without a GPU, opencl without a platform).
-std::unique_ptr<Backend> make_backend(std::string_view name);
+// What `ekb eval --platform --device --build-options` choose: the opencl backend's device and
+// clBuildProgram options. Unset: $EKB_OPENCL_PLATFORM / $EKB_OPENCL_DEVICE (docs/ABI.md), else the
+// first platform with a device; opencl::default_build_options().
+struct BackendOptions {
+  std::optional<std::string> platform;
+  std::optional<int> device;
+  std::optional<std::string> build_options;
+};
+
+// "cpu", "cuda" or "opencl", the last configured by `options`. Throws std::runtime_error naming the
+// known backends for anything else, and saying why for a backend that cannot run here (cuda
+// without a GPU, opencl without a platform).
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options = {});
 
 }  // namespace ekb::runtime

@@ -16,7 +16,6 @@ namespace {
 using cuda::CUDA_SUCCESS;
 using cuda::CUdeviceptr;
 using cuda::CUresult;
-using eval::ErrorKind;
 
 // Guard bytes hold this 32-bit pattern: bytes that vary, so that writing any constant changes some.
 constexpr unsigned kGuardPattern = 0x5BA5C3E1u;

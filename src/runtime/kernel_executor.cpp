@@ -8,10 +8,11 @@
 
 namespace ekb::runtime {
 
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir) {
+std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir,
+                                              const DeviceSelection& device) {
   if (backend == "cpu") return std::make_unique<CpuExecutor>();
   if (backend == "cuda") return std::make_unique<CudaExecutor>();
-  if (backend == "opencl") return std::make_unique<OpenCLExecutor>(private_dir);
+  if (backend == "opencl") return std::make_unique<OpenCLExecutor>(private_dir, device);
   throw ExecutorError("no worker executor for backend '" + std::string(backend) + "'");
 }
 

@@ -11,7 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/result.h"
+#include "runtime/device_selection.h"
+#include "runtime/error_kind.h"
 
 namespace ekb::runtime {
 
@@ -43,9 +44,9 @@ class ExecutorError : public std::runtime_error {
 // `ends_worker`: the process cannot go on (a sticky device error) and exits after replying.
 class KernelFault : public ExecutorError {
  public:
-  KernelFault(eval::ErrorKind kind, const std::string& message, int64_t arena_offset = -1, bool ends_worker = false)
+  KernelFault(ErrorKind kind, const std::string& message, int64_t arena_offset = -1, bool ends_worker = false)
       : ExecutorError(message), kind(kind), arena_offset(arena_offset), ends_worker(ends_worker) {}
-  eval::ErrorKind kind;
+  ErrorKind kind;
   int64_t arena_offset;
   bool ends_worker;
 };
@@ -67,7 +68,8 @@ class KernelExecutor {
 
 // The executor of a backend ("cpu", "cuda", "opencl"); throws ExecutorError for an unknown one, or
 // one that cannot run here (no CUDA device, no OpenCL platform). `private_dir` is the worker's own
-// scratch directory (a driver's kernel cache may go there).
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir = "");
+// scratch directory (a driver's kernel cache may go there); `device` the one the backend chose.
+std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir = "",
+                                              const DeviceSelection& device = {});
 
 }  // namespace ekb::runtime

@@ -27,8 +27,6 @@ OpenCLBackend::OpenCLBackend(OpenCLBackendOptions options)
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("the opencl backend cannot run here: ") + e.what());
   }
-  // The workers select by the full platform name, so that they find this very platform.
-  opencl::DeviceSelection{device_.platform_name, device_.index}.export_to_environment();
   // The name keys stored calibrations: no memory size in it, which PoCL derives from the host's
   // free memory (it changed between two runs here).
   info_ = {"opencl",

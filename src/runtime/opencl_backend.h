@@ -19,7 +19,7 @@
 namespace ekb::runtime {
 
 struct OpenCLBackendOptions {
-  opencl::DeviceSelection device;  // empty platform: the first platform with a device
+  DeviceSelection device;          // empty platform: the first platform with a device
   std::string build_options;       // empty: opencl::default_build_options()
   std::string cache_dir;           // empty means default_cache_dir()
   double compile_timeout_s = 300;
@@ -28,9 +28,7 @@ struct OpenCLBackendOptions {
 
 class OpenCLBackend final : public Backend {
  public:
-  // Throws std::runtime_error saying why when there is no OpenCL platform or no such device. The
-  // chosen device is exported to the environment ($EKB_OPENCL_PLATFORM, $EKB_OPENCL_DEVICE), where
-  // the workers this process starts find it.
+  // Throws std::runtime_error saying why when there is no OpenCL platform or no such device.
   explicit OpenCLBackend(OpenCLBackendOptions options = {});
   std::string_view name() const override { return "opencl"; }
   const DeviceInfo& device_info() override { return info_; }
@@ -39,6 +37,8 @@ class OpenCLBackend final : public Backend {
   // None: a GPU driver reserves address space for all of device and host memory, and OpenCL C
   // cannot allocate memory anyway.
   uint64_t worker_address_space_limit(uint64_t) const override { return 0; }
+  // By the platform's full name, so that the workers find this very platform.
+  DeviceSelection worker_device() const override { return {device_.platform_name, device_.index}; }
 
   const opencl::Device& device() const { return device_; }
 

@@ -93,7 +93,8 @@ std::vector<cl_device_id> devices(const Api& cl, cl_platform_id p) {
 
 // A container may have NVIDIA's OpenCL driver mounted without its ICD file (/etc/OpenCL/vendors/
 // nvidia.icd), and then the ICD loader lists no platform. Where no ICD file exists and nothing says
-// otherwise, the loader is pointed at the driver library directly (OCL_ICD_FILENAMES).
+// otherwise, the loader is pointed at the driver library directly (OCL_ICD_FILENAMES: the ICD
+// loader reads its configuration from the environment only, before it first loads).
 void point_loader_at_unregistered_drivers() {
   if (std::getenv("OCL_ICD_FILENAMES")) return;
   const char* vendors = std::getenv("OCL_ICD_VENDORS");
@@ -209,16 +210,11 @@ void check(cl_int code, const char* what) {
   if (code != CL_SUCCESS) throw Error(code, std::string(what) + ": " + error_name(code));
 }
 
-DeviceSelection DeviceSelection::from_environment() {
+DeviceSelection device_from_environment() {
   DeviceSelection s;
   if (const char* p = std::getenv("EKB_OPENCL_PLATFORM")) s.platform = p;
   if (const char* d = std::getenv("EKB_OPENCL_DEVICE"); d && *d) s.device = std::atoi(d);
   return s;
-}
-
-void DeviceSelection::export_to_environment() const {
-  ::setenv("EKB_OPENCL_PLATFORM", platform.c_str(), 1);
-  ::setenv("EKB_OPENCL_DEVICE", std::to_string(device).c_str(), 1);
 }
 
 bool Device::is_pocl() const { return lower(platform_name).find("portable computing language") != std::string::npos; }

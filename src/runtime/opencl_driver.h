@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device_selection.h"
+
 namespace ekb::runtime::opencl {
 
 // The OpenCL 1.2 entry points the runtime uses, with the ICD loader's own signatures.
@@ -76,15 +78,9 @@ class Error : public std::runtime_error {
 // Throws Error naming `what` unless code is CL_SUCCESS.
 void check(cl_int code, const char* what);
 
-// Which device to use: a case-insensitive substring of the platform's name (empty: the first
-// platform with a device) and an index among that platform's devices.
-struct DeviceSelection {
-  std::string platform;
-  int device = 0;
-  // $EKB_OPENCL_PLATFORM and $EKB_OPENCL_DEVICE (what the backend hands its workers).
-  static DeviceSelection from_environment();
-  void export_to_environment() const;
-};
+// The user's default device: $EKB_OPENCL_PLATFORM and $EKB_OPENCL_DEVICE (docs/ABI.md). Read, never
+// set: the backend hands its choice to the compile step and the workers on their command lines.
+DeviceSelection device_from_environment();
 
 struct Device {
   cl_platform_id platform = nullptr;

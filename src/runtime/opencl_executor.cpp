@@ -16,8 +16,6 @@ namespace ekb::runtime {
 
 namespace {
 
-using eval::ErrorKind;
-
 // Guard gaps hold this 32-bit pattern: bytes that vary, so that writing any constant changes some.
 constexpr uint32_t kGuardPattern = 0x5BA5C3E1u;
 // Between two regions in device memory, and before the first and after the last. OpenCL cannot
@@ -51,6 +49,8 @@ std::vector<uint8_t> read_descriptor(int fd) {
 // Before the platform initializes: PoCL's kernel cache in the worker's own directory, owned like it
 // (the worker may drop to an unprivileged user after this; as root it would create the cache
 // root-owned), and no NVIDIA JIT cache (files in $HOME, which the sandbox moves and size-limits).
+// Environment variables are the only settings PoCL and NVIDIA's runtime read for these; ekb's own
+// choices (the device) come from the worker's command line.
 void prepare_platform_environment(const std::string& private_dir) {
   ::setenv("POCL_WORK_GROUP_SPECIALIZATION", "0", 1);  // see opencl_executor.h
   ::setenv("CUDA_CACHE_DISABLE", "1", 1);
@@ -75,10 +75,10 @@ void OpenCLExecutor::checked(cl_int r, const char* what, const char* during) {
   throw ExecutorError(message);
 }
 
-OpenCLExecutor::OpenCLExecutor(const std::string& private_dir) {
+OpenCLExecutor::OpenCLExecutor(const std::string& private_dir, const DeviceSelection& device) {
   prepare_platform_environment(private_dir);
   try {
-    device_ = opencl::select_device(opencl::DeviceSelection::from_environment());
+    device_ = opencl::select_device(device);
   } catch (const std::exception& e) {
     throw ExecutorError(e.what());
   }

@@ -38,10 +38,10 @@ namespace ekb::runtime {
 
 class OpenCLExecutor final : public KernelExecutor {
  public:
-  // Selects the device named by $EKB_OPENCL_PLATFORM / $EKB_OPENCL_DEVICE; `private_dir` is the
+  // Selects `device` (the backend's choice, from the worker's command line); `private_dir` is the
   // worker's scratch directory (PoCL's kernel cache goes there). Throws ExecutorError when there is
   // no usable device.
-  explicit OpenCLExecutor(const std::string& private_dir);
+  OpenCLExecutor(const std::string& private_dir, const DeviceSelection& device);
   ~OpenCLExecutor() override;
   int64_t load(int slot, int artifact_fd, const std::vector<int64_t>& params) override;
   void attach(const ArenaView& arena, int slot, const std::vector<KernelArg>& args) override;

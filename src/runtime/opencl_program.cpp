@@ -27,7 +27,7 @@ std::string read_text(const std::string& path) {
 }
 
 // A private kernel cache for PoCL while it builds (it writes one; the binary carries what the
-// worker needs), removed afterwards.
+// worker needs), removed afterwards. $POCL_CACHE_DIR is PoCL's only setting for it.
 class ScopedPoclCache {
  public:
   ScopedPoclCache() {
@@ -108,11 +108,6 @@ std::string default_build_options() {
   // fuses a * b + c into FMAs without -cl-mad-enable, as nvcc does (measured on an H200: the same
   // PTX and times with and without it).
   return "-cl-std=CL1.2";
-}
-
-std::string build_options_from_environment() {
-  const char* o = std::getenv("EKB_OPENCL_BUILD_OPTIONS");
-  return o && *o ? o : default_build_options();
 }
 
 int compile_main(const CompileRequest& request) {

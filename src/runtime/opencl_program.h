@@ -31,8 +31,6 @@ ProgramArtifact deserialize(const std::vector<uint8_t>& bytes);
 
 // The options every program is built with.
 std::string default_build_options();
-// $EKB_OPENCL_BUILD_OPTIONS where set (`ekb eval --build-options` sets it), else the default.
-std::string build_options_from_environment();
 
 struct CompileRequest {
   std::string source_path, output_path;

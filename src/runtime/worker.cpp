@@ -31,7 +31,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-using eval::ErrorKind;
 
 std::string signal_name(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -122,6 +121,9 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
       "--scratch", scratch_dir_, "--memory-limit", std::to_string(options_.memory_limit_bytes),
       "--file-limit", std::to_string(options_.file_size_limit_bytes),
       "--parent-pid", std::to_string(parent)};
+  if (!options_.device.platform.empty() || options_.device.device != 0)
+    argv_s.insert(argv_s.end(),
+                  {"--platform", options_.device.platform, "--device", std::to_string(options_.device.device)});
   if (drop) argv_s.insert(argv_s.end(), {"--uid", std::to_string(uid), "--gid", std::to_string(gid)});
   if (!options_.seccomp) argv_s.push_back("--no-seccomp");
   std::vector<char*> argv;
@@ -410,7 +412,7 @@ WorkerStatus Worker::run(int slot, bool flush, size_t scrub_bytes, double timeou
 
 WorkerStatus Worker::executor_fault(const json& reply) {
   WorkerStatus s;
-  s.error = eval::parse_error_kind(reply.value("fault", std::string())).value_or(ErrorKind::Crash);
+  s.error = parse_error_kind(reply.value("fault", std::string())).value_or(ErrorKind::Crash);
   s.message = reply.value("message", std::string("fault"));
   const int64_t offset = reply.value("offset", int64_t{-1});
   if (offset >= 0 && arena_ && s.error != ErrorKind::OutOfBounds) {

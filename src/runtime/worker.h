@@ -17,14 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "eval/result.h"
 #include "runtime/backend.h"
+#include "runtime/error_kind.h"
 #include "runtime/tensor_arena.h"
 
 namespace ekb::runtime {
 
 struct WorkerOptions {
   std::string backend = "cpu";
+  DeviceSelection device;                     // the backend's worker_device(), passed on its command line
   std::string executable;                     // empty: default_worker_executable()
   uint64_t memory_limit_bytes = 8ull << 30;   // address space of the whole worker
   uint64_t file_size_limit_bytes = 1 << 20;
@@ -33,11 +34,11 @@ struct WorkerOptions {
   bool seccomp = true;
 };
 
-// ok(), or why the request failed; error uses the results vocabulary (eval/result.h).
+// ok(), or why the request failed; error uses the results vocabulary (runtime/error_kind.h).
 struct WorkerStatus {
-  eval::ErrorKind error = eval::ErrorKind::None;
+  ErrorKind error = ErrorKind::None;
   std::string message;
-  bool ok() const { return error == eval::ErrorKind::None; }
+  bool ok() const { return error == ErrorKind::None; }
 };
 
 // Arguments of one loaded slot: buffers of the arena (by index) and int64 parameters, in ABI order.

@@ -97,7 +97,7 @@ int worker_main(const WorkerConfig& config) {
     // device stays usable through what it opened; candidate code is loaded only after this.
     // (An OpenCL platform likewise: context and queue here, programs loaded from prebuilt
     // binaries later, with no compiler or linker process: runtime/opencl_executor.h.)
-    exec = make_executor(config.backend, config.sandbox.scratch_dir);
+    exec = make_executor(config.backend, config.sandbox.scratch_dir, config.device);
     report = enter_sandbox(config.sandbox);
   } catch (const std::exception& e) {
     protocol::send_message(sock, {{"ready", false}, {"message", e.what()}});
@@ -131,7 +131,7 @@ int worker_main(const WorkerConfig& config) {
     try {
       reply = handle(*exec, arena, req, fd);
     } catch (const KernelFault& f) {
-      reply = {{"ok", false}, {"message", f.what()}, {"fault", eval::error_kind_name(f.kind)},
+      reply = {{"ok", false}, {"message", f.what()}, {"fault", error_kind_name(f.kind)},
                {"offset", f.arena_offset}, {"ends_worker", f.ends_worker}};
       must_exit = f.ends_worker;
     } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "runtime/device_selection.h"
 #include "runtime/sandbox.h"
 
 namespace ekb::runtime {
@@ -11,6 +12,7 @@ namespace ekb::runtime {
 struct WorkerConfig {
   int socket_fd = 3;
   std::string backend = "cpu";
+  DeviceSelection device;  // where the executor runs kernels: the backend's choice
   SandboxConfig sandbox;
 };
 

@@ -3,8 +3,8 @@
 #include <fmt/core.h>
 
 #include "codegen/signature.h"
-#include "eval/tolerance.h"
 #include "ir/printer.h"
+#include "suite/tolerance.h"
 
 namespace ekb::suite {
 
@@ -45,7 +45,7 @@ std::string tolerance_text(const ir::Instance& inst) {
   std::string out;
   for (const auto& t : inst.tensors) {
     if (t.decl->role != ir::TensorRole::Output) continue;
-    eval::Tolerance tol = eval::tolerance_for(t.type);
+    Tolerance tol = tolerance_for(t.type);
     if (tol.exact())
       out += fmt::format("- `{}` ({}): must equal the reference exactly.\n", t.decl->name,
                          ir::scalar_type_name(t.type));

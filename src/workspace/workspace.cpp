@@ -18,8 +18,7 @@
 
 #include "codegen/signature.h"
 #include "eval/calibration.h"
-#include "eval/evaluator.h"
-#include "eval/solution_set.h"
+#include "eval/candidate_evaluation.h"
 #include "eval/workload_reference.h"
 #include "runtime/compile_cache.h"
 #include "runtime/paths.h"
@@ -412,21 +411,8 @@ eval::CandidateResult check_solution(const suite::WorkloadEntry& w, const Worksp
   c.path = (fs::path(dir) / info.solution_file).string();
   eval::EvalOptions options;
   options.time = timing;
-  options.solution = info.solution_file;
-  runtime::Source baseline = eval::native_baseline_source(inst, backend->name());
-  try {
-    runtime::Source source = eval::candidate_source(c, inst, backend->name());
-    return eval::evaluate(*backend, reference, source, baseline, options);
-  } catch (const eval::CandidateError& e) {
-    eval::CandidateResult r;
-    r.task = w.pattern->name();
-    r.workload = w.full_name();
-    r.backend = info.backend;
-    r.solution = info.solution_file;
-    r.error = eval::ErrorKind::Compile;
-    r.message = e.what();
-    return r;
-  }
+  const runtime::Source baseline = eval::native_baseline_source(inst, backend->name());
+  return eval::evaluate_candidate(*backend, reference, baseline, c, options);
 }
 
 std::string check_feedback(const eval::CandidateResult& r, const WorkspaceInfo& info, int64_t call_number) {

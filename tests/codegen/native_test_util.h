@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "eval/tolerance.h"
 #include "ir/instance.h"
 #include "ir/tensor_data.h"
 #include "runtime/abi_call.h"
+#include "suite/tolerance.h"
 
 namespace ekb::codegen::testing {
 
@@ -131,7 +131,7 @@ inline std::vector<ir::TensorData> run_native(const NativeKernel& k, const ir::I
   return result;
 }
 
-// The correctness check of docs/EVALUATION.md §4 (eval/tolerance.h): "" when every output element passes,
+// The correctness check of docs/EVALUATION.md §4 (suite/tolerance.h): "" when every output element passes,
 // else a description of the first failure.
 inline std::string compare_outputs(const ir::Instance& inst, const std::vector<ir::TensorData>& got,
                                    const std::vector<ir::TensorData>& want) {
@@ -143,7 +143,7 @@ inline std::string compare_outputs(const ir::Instance& inst, const std::vector<i
     const ir::TensorData& g = got[k];
     const ir::TensorData& w = want[k];
     int64_t n = w.num_elements();
-    eval::Tolerance tol = eval::tolerance_for(w.type);
+    suite::Tolerance tol = suite::tolerance_for(w.type);
     double ss = 0;
     int64_t finite = 0;
     for (int64_t e = 0; e < n; ++e)

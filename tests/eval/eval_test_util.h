@@ -44,7 +44,7 @@ inline runtime::OpenCLBackend* test_opencl_backend(std::string* why) {
   static std::unique_ptr<runtime::OpenCLBackend> backend = [] {
     try {
       runtime::OpenCLBackendOptions o;
-      o.device = runtime::opencl::DeviceSelection::from_environment();
+      o.device = runtime::opencl::device_from_environment();
       o.cache_dir = test_cache_dir();
       return std::make_unique<runtime::OpenCLBackend>(o);
     } catch (const std::exception& e) {

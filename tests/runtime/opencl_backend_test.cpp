@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -123,11 +124,45 @@ TEST(OpenCLBackend, TheWorkerInitializesThePlatformThenConfinesItself) {
   REQUIRE_OPENCL(backend);
   runtime::WorkerOptions o;
   o.backend = "opencl";
+  o.device = backend->worker_device();
   o.executable = EKB_BINARY;
   o.memory_limit_bytes = 0;
   runtime::Worker w(o);  // throws if the executor could not start
   EXPECT_TRUE(w.sandbox().value("seccomp", false)) << w.sandbox().dump();
   if (::geteuid() == 0) EXPECT_TRUE(w.sandbox().value("dropped_privileges", false)) << w.sandbox().dump();
+}
+
+// The backend's choice travels to the compile step and the workers on their command lines, never
+// through the environment of the process that made the backend.
+TEST(OpenCLBackend, TheBackendNamesItsDeviceToTheWorkersWithoutTouchingTheEnvironment) {
+  REQUIRE_OPENCL(backend);
+  runtime::OpenCLBackendOptions options;
+  options.device = {backend->device().platform_name.substr(0, 4), backend->device().index};  // a substring
+  options.cache_dir = ekb::testing::test_cache_dir();
+  auto environment = [] {
+    const char* v = std::getenv("EKB_OPENCL_PLATFORM");
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  const std::optional<std::string> before = environment();
+  runtime::OpenCLBackend another(options);
+  EXPECT_EQ(environment(), before);
+  EXPECT_EQ(another.worker_device().platform, another.device().platform_name);
+  EXPECT_EQ(another.worker_device().device, another.device().index);
+}
+
+TEST(OpenCLBackend, AWorkerStartsOnTheDeviceItsOptionsName) {
+  REQUIRE_OPENCL(backend);
+  runtime::WorkerOptions o;
+  o.backend = "opencl";
+  o.device = {"no-such-platform-xyz", 0};
+  o.executable = EKB_BINARY;
+  o.memory_limit_bytes = 0;
+  try {
+    runtime::Worker w(o);
+    FAIL() << "a worker started on a platform that does not exist";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-platform-xyz"), std::string::npos) << e.what();
+  }
 }
 
 TEST(OpenCLBackend, NativeDefaultIsCorrectAndTimedWithEvents) {

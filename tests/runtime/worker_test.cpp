@@ -13,8 +13,6 @@
 namespace ekb::runtime {
 namespace {
 
-using eval::ErrorKind;
-
 Artifact build(const std::string& text) {
   CompileOutcome c = ekb::testing::test_backend().compile({Language::C, text, "worker_test.c"});
   if (!c.ok) throw std::runtime_error(c.log);

@@ -1,5 +1,6 @@
-// The per-type tolerance of the correctness check (docs/EVALUATION.md), in one place so that the harness,
-// the task statement and the docs agree.
+// The per-type tolerance of the correctness check (docs/EVALUATION.md §4), in one place so
+// that the harness, the task statement and the docs agree. Part of the suite, the benchmark's
+// definition: what a solution of a workload must meet, which eval (above the suite) checks.
 //
 // An output element passes when |out - ref| <= rtol * |ref| + atol_rms * rms(ref), where rms(ref)
 // is the root mean square of the whole reference output (so an all-zero or constant output cannot
@@ -7,7 +8,7 @@
 #pragma once
 #include "ir/types.h"
 
-namespace ekb::eval {
+namespace ekb::suite {
 
 struct Tolerance {
   double rtol = 0;
@@ -25,4 +26,4 @@ inline Tolerance tolerance_for(ir::ScalarType t) {
   }
 }
 
-}  // namespace ekb::eval
+}  // namespace ekb::suite

@@ -1,0 +1,52 @@
+# The layers of src/ and what each may use (docs/ARCHITECTURE.md, "Layers"): the one table that
+# both the build (CMakeLists.txt: one library per layer, linked only to the layers it USES) and the
+# include check (cmake/CheckLayerIncludes.cmake: every #include in src/ against USES) read.
+#
+# One row per folder src/LAYER/, lowest first: a layer USES only layers above its row, so no
+# cycle can be written. PACKAGES are the third-party targets it links; EXECUTABLE makes it a
+# program instead of the library ekb_LAYER. Adding an arrow is editing a row here; an include or a
+# call that runs against the table fails the build or the test LayersIncludeOnlyWhatTheyUse.
+
+set(EKB_LAYERS "")
+
+macro(ekb_layer name)
+  cmake_parse_arguments(_layer "" "EXECUTABLE" "USES;PACKAGES" ${ARGN})
+  foreach(_used IN LISTS _layer_USES)
+    if(NOT _used IN_LIST EKB_LAYERS)
+      message(FATAL_ERROR "cmake/Layers.cmake: layer '${name}' uses '${_used}', which is not a layer below it")
+    endif()
+  endforeach()
+  list(APPEND EKB_LAYERS ${name})
+  set(EKB_LAYER_${name}_USES ${_layer_USES})
+  set(EKB_LAYER_${name}_PACKAGES ${_layer_PACKAGES})
+  set(EKB_LAYER_${name}_EXECUTABLE ${_layer_EXECUTABLE})
+endmacro()
+
+# The language: parsing, checking, instantiating and interpreting a pattern.
+ekb_layer(ir)
+# Loop IR, the schedule and memory directives, and the passes that lower a pattern to it.
+ekb_layer(lower     USES ir)
+# Printing loop IR as C, CUDA and OpenCL; kernel signatures.
+ekb_layer(codegen   USES ir lower)
+# Compiling sources into artifacts and running them in sandboxed workers; knows no IR.
+ekb_layer(runtime   PACKAGES nlohmann_json::nlohmann_json Threads::Threads ${CMAKE_DL_LIBS})
+# The benchmark's definition: workloads, selections, the task statement and the tolerance.
+ekb_layer(suite     USES ir codegen
+                    PACKAGES fmt::fmt)
+# Evaluating candidates against the baseline: references, trials, timing, solution sets.
+ekb_layer(eval      USES ir lower codegen runtime suite
+                    PACKAGES fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
+# The results database, results JSON and run reports.
+ekb_layer(results   USES ir runtime suite eval
+                    PACKAGES SQLiteCpp fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
+# Generating solutions with language models.
+ekb_layer(llm       USES codegen runtime eval
+                    PACKAGES CURL::libcurl tomlplusplus::tomlplusplus fmt::fmt nlohmann_json::nlohmann_json
+                             Threads::Threads)
+# Workspaces where coding agents write and check one solution.
+ekb_layer(workspace USES codegen runtime suite eval
+                    PACKAGES OpenSSL::Crypto fmt::fmt nlohmann_json::nlohmann_json)
+# The `ekb` command line.
+ekb_layer(cli       EXECUTABLE ekb
+                    USES ir lower codegen runtime suite eval results llm workspace
+                    PACKAGES CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)

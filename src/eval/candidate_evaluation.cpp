@@ -1,0 +1,57 @@
+#include "eval/candidate_evaluation.h"
+
+#include <fmt/core.h>
+
+#include <utility>
+
+namespace ekb::eval {
+
+namespace {
+
+// A result for `c` that records why it was not run.
+CandidateResult not_run(const CandidateRef& c, std::string_view backend, ErrorKind kind, std::string message) {
+  CandidateResult r;
+  r.task = c.workload.pattern->name();
+  r.workload = c.workload.full_name();
+  r.backend = std::string(backend);
+  r.solution = c.solution.empty() ? "(none)" : c.solution;
+  r.sample = c.sample;
+  r.error = kind;
+  r.message = std::move(message);
+  return r;
+}
+
+// The ledger travels with the result.
+CandidateResult with_provenance(CandidateResult r, const CandidateRef& c) {
+  if (c.meta) r.provenance = c.meta->provenance();
+  return r;
+}
+
+}  // namespace
+
+std::optional<CandidateResult> result_without_code(const CandidateRef& c, std::string_view backend,
+                                                   const std::string& missing_message) {
+  if (c.missing()) return not_run(c, backend, ErrorKind::Missing, missing_message);
+  if (!c.failed_generation()) return std::nullopt;
+  const SolutionMeta& meta = *c.meta;
+  return with_provenance(
+      not_run(c, backend, meta.failure_kind(),
+              meta.ok() ? "the metadata says status ok, but there is no code file"
+                        : fmt::format("{}: {}", meta.status, meta.error.empty() ? "(no message)" : meta.error)),
+      c);
+}
+
+CandidateResult evaluate_candidate(runtime::Backend& backend, WorkloadReference& reference,
+                                   const runtime::Source& baseline, const CandidateRef& c, EvalOptions options) {
+  std::optional<runtime::Source> source;
+  try {
+    source = candidate_source(c, reference.instance(), backend.name());
+  } catch (const CandidateError& e) {
+    return with_provenance(not_run(c, backend.name(), ErrorKind::Compile, e.what()), c);
+  }
+  options.solution = c.solution;
+  options.sample = c.sample;
+  return with_provenance(evaluate(backend, reference, *source, baseline, options), c);
+}
+
+}  // namespace ekb::eval
