@@ -80,7 +80,7 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   // ---- the worker, with the baseline checked before any candidate code is loaded ----
   SessionOptions so;
   so.call_timeout_s = options.call_timeout_s;
-  so.worker.backend = r.backend;
+  so.worker.backend = backend.target();
   so.worker.executable = options.worker_executable;
   so.worker.memory_limit_bytes = backend.worker_address_space_limit(
       options.memory_limit_bytes ? options.memory_limit_bytes : default_memory_limit(workload.interface()));

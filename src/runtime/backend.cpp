@@ -53,16 +53,18 @@ Source Source::from_file(const std::string& path) {
   return Source{*lang, ss.str(), path};
 }
 
-std::unique_ptr<Backend> make_backend(std::string_view name) {
-  if (name == "cpu") return std::make_unique<CpuBackend>();
-  if (name == "cuda") return std::make_unique<CudaBackend>();  // throws when there is no CUDA device
-  if (name == "opencl") {  // throws when there is no OpenCL platform
-    OpenCLBackendOptions options;
-    options.device = opencl::DeviceSelection::from_environment();
-    options.build_options = opencl::build_options_from_environment();
-    return std::make_unique<OpenCLBackend>(options);
+std::unique_ptr<Backend> make_backend(ir::Target target) {
+  switch (target) {
+    case ir::Target::Cpu: return std::make_unique<CpuBackend>();
+    case ir::Target::Cuda: return std::make_unique<CudaBackend>();  // throws when there is no CUDA device
+    case ir::Target::OpenCL: {  // throws when there is no OpenCL platform
+      OpenCLBackendOptions options;
+      options.device = opencl::DeviceSelection::from_environment();
+      options.build_options = opencl::build_options_from_environment();
+      return std::make_unique<OpenCLBackend>(options);
+    }
   }
-  throw std::runtime_error("backend '" + std::string(name) + "' is not available (known: cpu, cuda, opencl)");
+  throw std::logic_error("make_backend: no backend for this target");
 }
 
 }  // namespace ekb::runtime

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/target.h"
+
 namespace ekb::runtime {
 
 enum class Language { C, Cpp, Cuda, OpenCL };
@@ -63,7 +65,8 @@ struct DeviceInfo {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string_view name() const = 0;     // "cpu": also the worker's executor name
+  virtual ir::Target target() const = 0;  // also the worker's executor (make_executor)
+  std::string_view name() const { return ir::target_name(target()); }  // "cpu": for results and messages
   virtual const DeviceInfo& device_info() = 0;
   // Compiles (or finds in the cache) one source solution. Never throws for a bad source: a compiler
   // rejection is a CompileOutcome with ok == false. Throws only when the toolchain is unusable.
@@ -74,9 +77,9 @@ class Backend {
   virtual uint64_t worker_address_space_limit(uint64_t suggested) const { return suggested; }
 };
 
-// "cpu", "cuda" or "opencl" (its default device: opencl::DeviceSelection::from_environment()).
-// Throws std::runtime_error naming the known backends for anything else, and saying why for a
-// backend that cannot run here (cuda without a GPU, opencl without a platform).
-std::unique_ptr<Backend> make_backend(std::string_view name);
+// The backend of a target (opencl: its default device, opencl::DeviceSelection::from_environment()).
+// Throws std::runtime_error saying why for a backend that cannot run here (cuda without a GPU,
+// opencl without a platform).
+std::unique_ptr<Backend> make_backend(ir::Target target);
 
 }  // namespace ekb::runtime

@@ -8,11 +8,13 @@
 
 namespace ekb::runtime {
 
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir) {
-  if (backend == "cpu") return std::make_unique<CpuExecutor>();
-  if (backend == "cuda") return std::make_unique<CudaExecutor>();
-  if (backend == "opencl") return std::make_unique<OpenCLExecutor>(private_dir);
-  throw ExecutorError("no worker executor for backend '" + std::string(backend) + "'");
+std::unique_ptr<KernelExecutor> make_executor(ir::Target target, const std::string& private_dir) {
+  switch (target) {
+    case ir::Target::Cpu: return std::make_unique<CpuExecutor>();
+    case ir::Target::Cuda: return std::make_unique<CudaExecutor>();
+    case ir::Target::OpenCL: return std::make_unique<OpenCLExecutor>(private_dir);
+  }
+  throw ExecutorError("no worker executor for this target");
 }
 
 }  // namespace ekb::runtime

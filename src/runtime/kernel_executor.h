@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "eval/result.h"
+#include "ir/target.h"
 
 namespace ekb::runtime {
 
@@ -65,9 +66,9 @@ class KernelExecutor {
   virtual void unload(int slot) = 0;
 };
 
-// The executor of a backend ("cpu", "cuda", "opencl"); throws ExecutorError for an unknown one, or
-// one that cannot run here (no CUDA device, no OpenCL platform). `private_dir` is the worker's own
-// scratch directory (a driver's kernel cache may go there).
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir = "");
+// The executor of a target's backend; throws ExecutorError for one that cannot run here (no CUDA
+// device, no OpenCL platform). `private_dir` is the worker's own scratch directory (a driver's
+// kernel cache may go there).
+std::unique_ptr<KernelExecutor> make_executor(ir::Target target, const std::string& private_dir = "");
 
 }  // namespace ekb::runtime

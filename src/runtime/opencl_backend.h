@@ -32,7 +32,7 @@ class OpenCLBackend final : public Backend {
   // chosen device is exported to the environment ($EKB_OPENCL_PLATFORM, $EKB_OPENCL_DEVICE), where
   // the workers this process starts find it.
   explicit OpenCLBackend(OpenCLBackendOptions options = {});
-  std::string_view name() const override { return "opencl"; }
+  ir::Target target() const override { return ir::Target::OpenCL; }
   const DeviceInfo& device_info() override { return info_; }
   CompileOutcome compile(const Source& source) override;
   bool accepts(Language l) const override { return l == Language::OpenCL; }

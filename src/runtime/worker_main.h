@@ -4,13 +4,14 @@
 #pragma once
 #include <string>
 
+#include "ir/target.h"
 #include "runtime/sandbox.h"
 
 namespace ekb::runtime {
 
 struct WorkerConfig {
   int socket_fd = 3;
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;
   SandboxConfig sandbox;
 };
 
