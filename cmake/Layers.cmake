@@ -28,8 +28,10 @@ ekb_layer(ir)
 ekb_layer(lower     USES ir)
 # Printing loop IR as C, CUDA and OpenCL; kernel signatures.
 ekb_layer(codegen   USES ir lower)
-# Compiling sources into artifacts and running them in sandboxed workers; knows no IR.
-ekb_layer(runtime   PACKAGES nlohmann_json::nlohmann_json Threads::Threads ${CMAKE_DL_LIBS})
+# Compiling sources into artifacts and running them in sandboxed workers. Of the IR it knows only
+# the Target type (ir/target.h): which backend a source is for.
+ekb_layer(runtime   USES ir
+                    PACKAGES nlohmann_json::nlohmann_json Threads::Threads ${CMAKE_DL_LIBS})
 # The benchmark's definition: workloads, selections, the task statement and the tolerance.
 ekb_layer(suite     USES ir codegen
                     PACKAGES fmt::fmt)

@@ -18,7 +18,7 @@ namespace ekb::cli {
 namespace {
 
 struct CalibrateOptions {
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;
   std::string db;
   bool no_db = false;
   bool json = false;
@@ -46,7 +46,7 @@ std::string best_of_each(const nlohmann::json& kernels, const std::vector<std::p
 void print_calibration(const eval::Calibration& c) {
   const auto& d = c.details;
   const std::string quick = d.value("quick", false) ? ", quick: numbers not meaningful" : "";
-  if (c.backend == "cpu")
+  if (ir::parse_target(c.backend) == ir::Target::Cpu)
     fmt::print("{}: {}, {} threads{}\n", c.backend, c.device, d.value("threads", 0), quick);
   else
     fmt::print("{}: {}{}\n", c.backend, c.device, quick);
@@ -97,7 +97,7 @@ void print_calibration(const eval::Calibration& c) {
 
 // The measurement itself; on cuda an exception says why the device cannot be calibrated.
 eval::Calibration measure(const CalibrateOptions& o) {
-  if (o.backend == "cpu") {
+  if (o.backend == ir::Target::Cpu) {
     eval::CpuCalibrationOptions options;
     options.quick = o.quick;
     options.threads = o.threads;
@@ -105,7 +105,7 @@ eval::Calibration measure(const CalibrateOptions& o) {
     std::fflush(stdout);
     return eval::calibrate_cpu(options);
   }
-  if (o.backend == "cuda") {
+  if (o.backend == ir::Target::Cuda) {
     eval::CudaCalibrationOptions options;
     options.quick = o.quick;
     options.device = o.device;
@@ -132,7 +132,7 @@ eval::Calibration measure(const CalibrateOptions& o) {
 
 void run_calibrate(const CalibrateOptions& o) {
   if (o.if_missing) {
-    if (o.backend != "cpu") throw UsageError("--if-missing is for the cpu backend (a GPU is named by its backend)");
+    if (o.backend != ir::Target::Cpu) throw UsageError("--if-missing is for the cpu backend (a GPU is named by its backend)");
     auto stored = results::load_calibration_file("cpu", runtime::cpu_model_name());
     if (stored && eval::is_current(*stored)) {
       if (!o.json)
@@ -164,8 +164,7 @@ void run_calibrate(const CalibrateOptions& o) {
 void add_calibrate_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* cmd = app.add_subcommand("calibrate", "Measure this device's memory bandwidth and peak FP32 rate (the roofline)");
-  cmd->add_option("-b,--backend", o->backend, "Backend to calibrate")->check(CLI::IsMember({"cpu", "cuda", "opencl"}))
-      ->capture_default_str();
+  add_target_option(cmd, "-b,--backend", o->backend, "Backend to calibrate");
   add_db_option(cmd, o->db);
   cmd->add_flag("--no-db", o->no_db, "Only write the cache file, not the database");
   cmd->add_option("--threads", o->threads, "Threads to measure with (default: all hardware threads)");

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "ir/target.h"
 #include "suite/selection.h"
 #include "suite/suite.h"
 
@@ -29,12 +30,17 @@ class UsageError : public std::runtime_error {
 // The filters every command that takes a selection shares: --domain, --level, --dtype, --size.
 void add_selection_filters(CLI::App* cmd, suite::Selection& selection);
 
+// An option naming a target (cpu, cuda, opencl), parsed into `target`, which holds the default.
+CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Target& target,
+                               const std::string& description);
+
 void add_list_command(CLI::App& app, Context& ctx);
 void add_show_command(CLI::App& app, Context& ctx);
 void add_validate_command(CLI::App& app, Context& ctx);
 void add_prompt_command(CLI::App& app, Context& ctx);
 void add_eval_command(CLI::App& app, Context& ctx);
 void add_emit_command(CLI::App& app, Context& ctx);
+void add_directives_command(CLI::App& app, Context& ctx);
 void add_worker_command(CLI::App& app, Context& ctx);  // hidden: the sandboxed kernel runner
 void add_opencl_compile_command(CLI::App& app, Context& ctx);  // hidden: the opencl backend's compile step
 void add_report_command(CLI::App& app, Context& ctx);

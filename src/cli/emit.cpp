@@ -21,7 +21,7 @@ namespace {
 
 struct EmitOptions {
   std::string workload;
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;
   bool lir = false;
   std::string after;
   std::string schedule;
@@ -39,9 +39,12 @@ void run_emit(Context& ctx, const EmitOptions& o) {
       throw UsageError(e.what());
     }
   }
-  lir::LowerOptions options = o.backend == "cuda"     ? codegen::cuda_lower_options()
-                              : o.backend == "opencl" ? codegen::opencl_lower_options()
-                                                      : lir::LowerOptions{};
+  lir::LowerOptions options;
+  switch (o.backend) {
+    case ir::Target::Cpu: break;
+    case ir::Target::Cuda: options = codegen::cuda_lower_options(); break;
+    case ir::Target::OpenCL: options = codegen::opencl_lower_options(); break;
+  }
   options.stop_after = o.after;
   lir::Func f;
   try {
@@ -53,9 +56,11 @@ void run_emit(Context& ctx, const EmitOptions& o) {
     fmt::print("{}", lir::to_string(f));
     return;
   }
-  if (o.backend == "cuda") fmt::print("{}", codegen::emit_cuda_source(f));
-  else if (o.backend == "opencl") fmt::print("{}", codegen::emit_opencl_source(f));
-  else fmt::print("{}", codegen::emit_c_source(f));
+  switch (o.backend) {
+    case ir::Target::Cpu: fmt::print("{}", codegen::emit_c_source(f)); break;
+    case ir::Target::Cuda: fmt::print("{}", codegen::emit_cuda_source(f)); break;
+    case ir::Target::OpenCL: fmt::print("{}", codegen::emit_opencl_source(f)); break;
+  }
 }
 
 }  // namespace
@@ -64,9 +69,7 @@ void add_emit_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EmitOptions>();
   CLI::App* cmd = app.add_subcommand("emit", "Print the native compiler's lowering of one workload (default, or an IR solution's schedule)");
   cmd->add_option("workload", o->workload, "PATTERN/WORKLOAD")->required();
-  cmd->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")
-      ->check(CLI::IsMember({"cpu", "cuda", "opencl"}))
-      ->capture_default_str();
+  add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
   cmd->add_option("--schedule", o->schedule,
                   "An IR solution (.ekb: the pattern plus schedule blocks) to lower instead of the default")
       ->check(CLI::ExistingFile);

@@ -25,7 +25,7 @@ namespace ekb::cli {
 namespace {
 
 struct EvalCommandOptions {
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;
   std::optional<std::string> platform;  // opencl: a substring of the platform's name
   std::optional<int> device;            // opencl: the device index within that platform
   std::optional<std::string> build_options;  // opencl: clBuildProgram's options
@@ -81,7 +81,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   std::vector<suite::WorkloadEntry> selected = o.selection.apply(ctx.suite());
   if (selected.empty()) throw UsageError("the selection matches no workload\n  hint: `ekb list` with the same filters");
 
-  if ((o.platform || o.device || o.build_options) && o.backend != "opencl")
+  if ((o.platform || o.device || o.build_options) && o.backend != ir::Target::OpenCL)
     throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");
   std::unique_ptr<runtime::Backend> backend;
   try {
@@ -91,7 +91,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   }
   std::vector<eval::CandidateRef> candidates;
   try {
-    candidates = eval::find_candidates(o.solutions, selected, backend->name());
+    candidates = eval::find_candidates(o.solutions, selected, backend->target());
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -158,7 +158,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
         inst = std::make_unique<ir::Instance>(suite::bind_workload(c.workload));
         reference = std::make_unique<eval::WorkloadReference>(*inst, eval::kDefaultBaseSeed,
                                                               reference_cache ? &*reference_cache : nullptr);
-        baseline = eval::native_baseline_source(*inst, backend->name());
+        baseline = eval::native_baseline_source(*inst, backend->target());
       }
       r = eval::evaluate_candidate(*backend, *reference, *baseline, c, options);
     }
@@ -186,7 +186,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
 void add_eval_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EvalCommandOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate solutions against the baseline: correctness, speed, report");
-  cmd->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")->capture_default_str();
+  add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
   cmd->add_option("--platform", o->platform,
                   "opencl: the platform whose name or version contains this (case-insensitive: pocl, nvidia; default: the first "
                   "with a device)");

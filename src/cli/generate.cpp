@@ -29,7 +29,7 @@ namespace {
 struct GenerateOptions {
   std::string profile;
   std::string models_path;  // default: llm::default_models_path()
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;
   int samples = 1;
   std::optional<double> temperature;  // default: the profile's
   suite::Selection selection;
@@ -82,8 +82,8 @@ bool already_recorded(const GenerateOptions& o, const llm::ModelProfile& profile
   return r.status != "failed";
 }
 
-eval::SolutionMeta generate_sample(llm::LlmClient& client, const GenerateOptions& o, codegen::Target target,
-                                  double temperature, const SampleJob& job) {
+eval::SolutionMeta generate_sample(llm::LlmClient& client, const GenerateOptions& o, double temperature,
+                                  const SampleJob& job) {
   const llm::ModelProfile& profile = client.profile();
   llm::ChatRequest request{profile.system_prompt, job.prompt->text, temperature, profile.max_tokens, job.sample};
   eval::SolutionMeta r;
@@ -107,7 +107,7 @@ eval::SolutionMeta generate_sample(llm::LlmClient& client, const GenerateOptions
   if (!call.ok) {
     r.status = "failed";
     r.error = call.error;
-  } else if (llm::Extraction e = llm::extract_code(call.reply.text, target); !e.code) {
+  } else if (llm::Extraction e = llm::extract_code(call.reply.text, o.backend); !e.code) {
     r.status = "no_code";
     r.error = e.no_code_reason;
   } else {
@@ -129,8 +129,6 @@ std::string outcome_text(const SampleJob& job, const eval::SolutionMeta& r) {
 }
 
 void run_generate(Context& ctx, GenerateOptions& o) {
-  auto target = codegen::parse_target(o.backend);
-  if (!target) throw UsageError("unknown backend '" + o.backend + "'\n  hint: the backends are cpu, cuda and opencl");
   if (o.replay && o.no_cache) throw UsageError("--replay reads the response cache: it cannot go with --no-cache");
   o.selection.include_heldout = !o.exclude_heldout;
   try {
@@ -164,7 +162,7 @@ void run_generate(Context& ctx, GenerateOptions& o) {
   prompts.reserve(selected.size());
   for (const auto& w : selected) {
     ir::Instance inst = suite::bind_workload(w);
-    std::string text = suite::task_statement(w, inst, *target);
+    std::string text = suite::task_statement(w, inst, o.backend);
     prompts.push_back({w.full_name(), text, llm::prompt_hash(text)});
   }
   std::vector<SampleJob> jobs;
@@ -187,7 +185,7 @@ void run_generate(Context& ctx, GenerateOptions& o) {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       eval::SolutionMeta r;
       try {
-        r = generate_sample(*client, o, *target, temperature, jobs[i]);
+        r = generate_sample(*client, o, temperature, jobs[i]);
       } catch (const llm::ReplayMiss& e) {
         std::lock_guard lock(mutex);
         if (!replay_miss) replay_miss = e.what();
@@ -223,7 +221,7 @@ void run_generate(Context& ctx, GenerateOptions& o) {
              totals.cached ? fmt::format(" ({} from the cache)", totals.cached) : "", totals.llm_calls,
              totals.input_tokens, totals.output_tokens, totals.cost_usd);
   fmt::print("solutions: {} (log {})\nnext: ekb eval --backend {} --solutions {} ...\n", o.out,
-             client_options.log_path, o.backend, o.out);
+             client_options.log_path, ir::target_name(o.backend), o.out);
   // Every request failed: most likely the server or the profile, worth a failing exit status.
   if (!jobs.empty() && totals.failed == static_cast<int>(jobs.size())) g_exit_code = 1;
 }
@@ -236,9 +234,7 @@ void add_generate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-m,--model", o->profile, "Model profile name in the models file (docs/GENERATION.md)")->required();
   cmd->add_option("--models", o->models_path,
                   "Models file (TOML; default: $EKB_MODELS, else ./ekb-models.toml, else ~/.config/ekb/models.toml)");
-  cmd->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")
-      ->check(CLI::IsMember({"cpu", "cuda", "opencl"}))
-      ->capture_default_str();
+  add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
   cmd->add_option("-n,--samples", o->samples, "Samples per workload")->check(CLI::Range(1, 10000))->capture_default_str();
   cmd->add_option("-t,--temperature", o->temperature, "Sampling temperature (default: the profile's)")
       ->check(CLI::Range(0.0, 2.0));

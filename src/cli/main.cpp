@@ -19,6 +19,15 @@ suite::WorkloadEntry Context::workload(const std::string& full_name) {
   return *w;
 }
 
+CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Target& target,
+                               const std::string& description) {
+  return cmd
+      ->add_option_function<std::string>(
+          flags, [&target](const std::string& name) { target = ir::target_from_name(name); }, description)
+      ->check(CLI::IsMember(ir::target_names()))
+      ->default_str(std::string(ir::target_name(target)));
+}
+
 }  // namespace ekb::cli
 
 int main(int argc, char** argv) {
@@ -37,6 +46,7 @@ int main(int argc, char** argv) {
   add_prompt_command(app, ctx);
   add_eval_command(app, ctx);
   add_emit_command(app, ctx);
+  add_directives_command(app, ctx);
   add_worker_command(app, ctx);
   add_opencl_compile_command(app, ctx);
   add_report_command(app, ctx);

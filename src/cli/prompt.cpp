@@ -11,20 +11,18 @@ namespace {
 
 struct PromptOptions {
   std::string workload;
-  std::string backend = "cpu";
+  ir::Target target = ir::Target::Cpu;
   bool ir_example = false;
   std::string examples_dir;  // default: the backend's (suite::default_schedule_examples_dir)
 };
 
 void run_prompt(Context& ctx, const PromptOptions& o) {
-  auto target = codegen::parse_target(o.backend);
-  if (!target) throw UsageError("unknown backend '" + o.backend + "'\n  hint: the backends are cpu, cuda and opencl");
   suite::WorkloadEntry w = ctx.workload(o.workload);
   ir::Instance inst = suite::bind_workload(w);
-  std::string statement = suite::task_statement(w, inst, *target);
+  std::string statement = suite::task_statement(w, inst, o.target);
   if (o.ir_example) {
     // Before the answer section, so that the statement still ends with what to reply.
-    const std::string dir = o.examples_dir.empty() ? suite::default_schedule_examples_dir(o.backend) : o.examples_dir;
+    const std::string dir = o.examples_dir.empty() ? suite::default_schedule_examples_dir(o.target) : o.examples_dir;
     auto example = suite::find_schedule_example(ctx.suite(), w.full_name(), dir);
     if (!example) throw UsageError("no IR schedule examples in '" + dir + "'");
     const size_t answer = statement.rfind("## Answer");
@@ -40,9 +38,7 @@ void add_prompt_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<PromptOptions>();
   CLI::App* cmd = app.add_subcommand("prompt", "Print the task statement for writing a kernel for one workload");
   cmd->add_option("workload", o->workload, "PATTERN/WORKLOAD")->required();
-  cmd->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")
-      ->check(CLI::IsMember({"cpu", "cuda", "opencl"}))
-      ->capture_default_str();
+  add_target_option(cmd, "-b,--backend", o->target, "cpu, cuda or opencl");
   cmd->add_flag("--ir-example", o->ir_example,
                 "Add a hand-written IR solution with a schedule for this pattern (or the most similar one)");
   cmd->add_option("--examples", o->examples_dir,

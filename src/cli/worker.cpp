@@ -14,7 +14,7 @@ void add_worker_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("worker", "Run kernels for the harness (internal)");
   cmd->group("");  // hidden from --help
   cmd->add_option("--fd", cfg->socket_fd)->required();
-  cmd->add_option("--backend", cfg->backend);
+  add_target_option(cmd, "--backend", cfg->backend, "");
   cmd->add_option("--platform", cfg->device.platform);
   cmd->add_option("--device", cfg->device.device);
   cmd->add_option("--scratch", cfg->sandbox.scratch_dir);

@@ -20,7 +20,7 @@ namespace {
 struct WorkspaceOptions {
   std::string workload;
   std::string dir;
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;
   std::string language = "c";
   bool timing = true;
   workspace::CollectOptions collect;
@@ -107,9 +107,7 @@ void add_workspace_command(CLI::App& app, Context& ctx) {
   CLI::App* create = cmd->add_subcommand("create", "Write a task folder: TASK.md, README.md, a skeleton, ABI header, ./check");
   create->add_option("workload", o->workload, "PATTERN/WORKLOAD")->required();
   create->add_option("dir", o->dir, "The folder to create (must not exist, or be empty)")->required();
-  create->add_option("-b,--backend", o->backend, "cpu, cuda or opencl")
-      ->check(CLI::IsMember({"cpu", "cuda", "opencl"}))
-      ->capture_default_str();
+  add_target_option(create, "-b,--backend", o->backend, "cpu, cuda or opencl");
   create->add_option("--lang", o->language, "cpu: the skeleton's language, c or cpp")
       ->check(CLI::IsMember({"c", "cpp"}))
       ->capture_default_str();

@@ -114,7 +114,7 @@ std::string CEmitter::allocation(const lir::Stmt& a, const std::string& indent) 
 
 std::string CEmitter::file_header() const {
   std::string what = f_.source ? f_.source->full_name() : f_.name;
-  bool scheduled = f_.source && lir::has_layers_for(*f_.source->module, "cpu");
+  bool scheduled = f_.source && lir::has_layers_for(*f_.source->module, Target::Cpu);
   return "/* " + what +
          (scheduled ? ": the native compiler's lowering with the IR solution's schedule layer.\n"
                     : ": the native compiler's default lowering (plain loops, single-threaded).\n") +

@@ -10,7 +10,7 @@ namespace ekb::codegen {
 
 lir::LowerOptions cuda_lower_options() {
   lir::LowerOptions o;
-  o.schedule_target = "cuda";
+  o.target = Target::Cuda;
   o.storage.max_stack_bytes = 0;  // a stack array would not outlive the kernel that writes it
   return o;
 }

@@ -15,7 +15,7 @@ using lir::ExprKind;
 
 lir::LowerOptions opencl_lower_options() {
   lir::LowerOptions o;
-  o.schedule_target = "opencl";
+  o.target = Target::OpenCL;
   o.storage.max_stack_bytes = 0;  // a private array would not outlive the kernel that writes it
   return o;
 }

@@ -4,22 +4,6 @@ namespace ekb::codegen {
 
 using ir::ScalarType;
 
-std::string_view target_name(Target t) {
-  switch (t) {
-    case Target::Cpu: return "cpu";
-    case Target::Cuda: return "cuda";
-    case Target::OpenCL: return "opencl";
-  }
-  return "?";
-}
-
-std::optional<Target> parse_target(std::string_view name) {
-  if (name == "cpu") return Target::Cpu;
-  if (name == "cuda") return Target::Cuda;
-  if (name == "opencl") return Target::OpenCL;
-  return std::nullopt;
-}
-
 std::string_view source_language(Target t) {
   switch (t) {
     case Target::Cpu: return "C or C++";

@@ -32,14 +32,15 @@ nlohmann::json launch_floor_json(int runs, const std::vector<std::pair<std::stri
   return {{"empty_kernel_us", empty}, {"runs", runs}};
 }
 
-std::string calibration_method(const std::string& backend) {
-  return backend == "cpu" ? "stream plain and streaming stores, reads" : "";
+std::string calibration_method(ir::Target target) {
+  return target == ir::Target::Cpu ? "stream plain and streaming stores, reads" : "";
 }
 
 bool is_current(const Calibration& c) {
   const auto method = c.details.is_object() ? c.details.find("method") : c.details.end();
   const std::string stored = method != c.details.end() && method->is_string() ? method->get<std::string>() : "";
-  return stored == calibration_method(c.backend);
+  const std::optional<ir::Target> target = ir::parse_target(c.backend);
+  return stored == (target ? calibration_method(*target) : "");
 }
 
 nlohmann::json to_json(const Measurement& m) {

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "ir/target.h"
+
 namespace ekb::eval {
 
 // One quantity measured several times. The best run is the ceiling (a roof is what the machine
@@ -43,7 +45,7 @@ struct Calibration {
 // another way (an older version of ekb) is not used: `ekb calibrate` measures a new one. cpu:
 // STREAM with plain and streaming stores, and a read-only kernel (before, plain stores only: a roof
 // that kernels with streaming stores exceeded by a third); "" for the others.
-std::string calibration_method(const std::string& backend);
+std::string calibration_method(ir::Target target);
 bool is_current(const Calibration& c);
 
 nlohmann::json to_json(const Measurement& m);

@@ -45,7 +45,7 @@ CandidateResult evaluate_candidate(runtime::Backend& backend, WorkloadReference&
                                    const runtime::Source& baseline, const CandidateRef& c, EvalOptions options) {
   std::optional<runtime::Source> source;
   try {
-    source = candidate_source(c, reference.instance(), backend.name());
+    source = candidate_source(c, reference.instance(), backend.target());
   } catch (const CandidateError& e) {
     return with_provenance(not_run(c, backend.name(), ErrorKind::Compile, e.what()), c);
   }

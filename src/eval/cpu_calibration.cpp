@@ -100,7 +100,7 @@ Calibration calibrate_cpu(const CpuCalibrationOptions& options) {
     peak_json[p.isa] = to_json(p.gflops);
     peak_json[p.isa]["lanes"] = p.lanes;
   }
-  c.details = {{"method", calibration_method("cpu")},
+  c.details = {{"method", calibration_method(ir::Target::Cpu)},
                {"threads", threads},
                {"quick", options.quick},
                {"stream",

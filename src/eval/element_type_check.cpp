@@ -17,8 +17,8 @@ using TypeBinding = std::map<std::string, ScalarType>;  // `types` name -> eleme
 
 // The type a spelling stands for: typedefs of one type are the same type to the compiler, so a
 // source cannot be told to use one rather than the other.
-std::string type_identity(ScalarType t, codegen::Target target) {
-  if (target == codegen::Target::Cpu && (t == ScalarType::F16 || t == ScalarType::BF16)) return "uint16_t";
+std::string type_identity(ScalarType t, ir::Target target) {
+  if (target == ir::Target::Cpu && (t == ScalarType::F16 || t == ScalarType::BF16)) return "uint16_t";
   if (t == ScalarType::Bool) return "uint8_t";  // ekb_bool on cpu, uint8_t on cuda
   return codegen::element_type_name(t, target);
 }
@@ -57,20 +57,20 @@ std::vector<TypeBinding> other_bindings(const ir::Instance& inst) {
 
 // "void (*)(const float*, float*, int64_t, int64_t)", with `void*` scratch when asked.
 std::string entry_pointer_type(const KernelInterface& k, const std::vector<ScalarType>& types,
-                               codegen::Target target, bool scratch) {
+                               ir::Target target, bool scratch) {
   std::string args;
   auto add = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
   for (size_t i = 0; i < types.size(); ++i)
     add((i < k.inputs.size() ? "const " : "") + codegen::element_type_name(types[i], target) + "*");
   for (size_t i = 0; i < k.params.size(); ++i) add("int64_t");
-  if (target == codegen::Target::Cuda) add("cudaStream_t");
+  if (target == ir::Target::Cuda) add("cudaStream_t");
   if (scratch) add("void*");
   return "void (*)(" + args + ")";
 }
 
 // What a source declaring `other` is told: the first tensor whose type differs, and how many more.
 std::string mismatch_message(const KernelInterface& k, const std::vector<ScalarType>& expected,
-                             const std::vector<ScalarType>& other, codegen::Target target) {
+                             const std::vector<ScalarType>& other, ir::Target target) {
   std::vector<const ir::TensorInstance*> tensors = k.inputs;
   tensors.insert(tensors.end(), k.outputs.begin(), k.outputs.end());
   std::string first;
@@ -120,7 +120,7 @@ bool code_names_entry_point(const std::string& text) {
 std::string element_type_check(const ir::Instance& inst, runtime::Language language, const std::string& source_text) {
   if (language == runtime::Language::OpenCL) return "";
   if (!code_names_entry_point(source_text)) return "";
-  const codegen::Target target = language == runtime::Language::Cuda ? codegen::Target::Cuda : codegen::Target::Cpu;
+  const ir::Target target = language == runtime::Language::Cuda ? ir::Target::Cuda : ir::Target::Cpu;
   const KernelInterface k = kernel_interface(inst);
   const std::vector<ScalarType> expected = argument_types(k, inst.type_params);
   auto identity = [&](const std::vector<ScalarType>& types) {

@@ -80,7 +80,7 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   // ---- the worker, with the baseline checked before any candidate code is loaded ----
   SessionOptions so;
   so.call_timeout_s = options.call_timeout_s;
-  so.worker.backend = r.backend;
+  so.worker.backend = backend.target();
   so.worker.device = backend.worker_device();
   so.worker.executable = options.worker_executable;
   so.worker.memory_limit_bytes = backend.worker_address_space_limit(

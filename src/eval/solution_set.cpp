@@ -5,6 +5,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "codegen/c_emitter.h"
 #include "codegen/cuda_emitter.h"
@@ -19,14 +20,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Which file extensions hold solutions for `backend`: its source languages, plus IR solutions.
-bool extension_fits(const std::string& ext, std::string_view backend) {
+// Which file extensions hold solutions for `target`: its source languages, plus IR solutions.
+bool extension_fits(const std::string& ext, ir::Target target) {
   if (ext == ".ekb") return true;
   auto lang = runtime::language_from_path("x" + ext);
   if (!lang) return false;
-  if (backend == "cpu") return *lang == runtime::Language::C || *lang == runtime::Language::Cpp;
-  if (backend == "cuda") return *lang == runtime::Language::Cuda;
-  if (backend == "opencl") return *lang == runtime::Language::OpenCL;
+  switch (target) {
+    case ir::Target::Cpu: return *lang == runtime::Language::C || *lang == runtime::Language::Cpp;
+    case ir::Target::Cuda: return *lang == runtime::Language::Cuda;
+    case ir::Target::OpenCL: return *lang == runtime::Language::OpenCL;
+  }
   return false;
 }
 
@@ -88,27 +91,21 @@ void set_argument_names(runtime::Source& s, const ir::Instance& inst) {
   for (const auto& p : inst.pattern().params) s.param_names.push_back(p.name);
 }
 
-// The native compiler's output for `backend`: C for cpu, CUDA C++ for cuda, OpenCL C for opencl.
-runtime::Source native_source(const ir::Instance& inst, std::string_view backend) {
-  runtime::Source s;
-  if (backend == "cuda") {
-    s.language = runtime::Language::Cuda;
-    s.text = codegen::emit_cuda_source(inst);
-  } else if (backend == "opencl") {
-    s.language = runtime::Language::OpenCL;
-    s.text = codegen::emit_opencl_source(inst);
-  } else {
-    s.language = runtime::Language::C;
-    s.text = codegen::emit_c_source(inst);
+// The native compiler's output for `target`: C for cpu, CUDA C++ for cuda, OpenCL C for opencl.
+runtime::Source native_source(const ir::Instance& inst, ir::Target target) {
+  switch (target) {
+    case ir::Target::Cpu: return {runtime::Language::C, codegen::emit_c_source(inst)};
+    case ir::Target::Cuda: return {runtime::Language::Cuda, codegen::emit_cuda_source(inst)};
+    case ir::Target::OpenCL: return {runtime::Language::OpenCL, codegen::emit_opencl_source(inst)};
   }
-  return s;
+  throw std::logic_error("native_source: no emitter for this target");
 }
 
-runtime::Source ir_solution_source(const CandidateRef& c, const ir::Instance& suite_inst, std::string_view backend) {
+runtime::Source ir_solution_source(const CandidateRef& c, const ir::Instance& suite_inst, ir::Target target) {
   IrSolution sol = load_ir_solution(c.path, suite_inst);
   runtime::Source s;
   try {
-    s = native_source(sol.inst, backend);
+    s = native_source(sol.inst, target);
   } catch (const lir::ScheduleError& e) {
     throw CandidateError(e.what());
   }
@@ -176,7 +173,7 @@ IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_i
 }
 
 std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vector<suite::WorkloadEntry>& selected,
-                                          std::string_view backend) {
+                                          ir::Target target) {
   std::vector<CandidateRef> out;
   if (dir == "native") {
     for (const auto& w : selected) out.push_back({w, std::string(kNativeDefault), 0, "", true, std::nullopt});
@@ -203,14 +200,14 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
           split_name(file.substr(0, file.size() - kMetaSuffix.size()), workload, sample);
           if (workload != w.workload->name) continue;
           SolutionMeta meta = read_solution_meta(e.path().string());
-          if (meta.backend.empty() || meta.backend == backend) {
+          if (meta.backend.empty() || meta.backend == ir::target_name(target)) {
             metas[sample] = std::move(meta);
             meta_files[sample] = rel;
           }
           continue;
         }
         std::string ext = e.path().extension().string();
-        if (!extension_fits(ext, backend)) continue;
+        if (!extension_fits(ext, target)) continue;
         std::string stem = e.path().stem().string();
         split_name(stem, workload, sample);
         if (auto for_types = whole_pattern_types(stem, w.pattern->module.pattern, rel)) {
@@ -250,11 +247,11 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
   return out;
 }
 
-runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, std::string_view backend) {
-  if (c.native) return native_baseline_source(inst, backend);
+runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, ir::Target target) {
+  if (c.native) return native_baseline_source(inst, target);
   runtime::Source s;
   if (c.path.size() > 4 && c.path.substr(c.path.size() - 4) == ".ekb") {
-    s = ir_solution_source(c, inst, backend);
+    s = ir_solution_source(c, inst, target);
   } else {
     try {
       s = runtime::Source::from_file(c.path);
@@ -267,8 +264,8 @@ runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst
   return s;
 }
 
-runtime::Source native_baseline_source(const ir::Instance& inst, std::string_view backend) {
-  runtime::Source s = native_source(inst, backend);
+runtime::Source native_baseline_source(const ir::Instance& inst, ir::Target target) {
+  runtime::Source s = native_source(inst, target);
   s.origin = std::string(kNativeDefault);
   set_argument_names(s, inst);
   return s;

@@ -9,6 +9,7 @@
 
 #include "eval/solution_meta.h"
 #include "ir/instance.h"
+#include "ir/target.h"
 #include "runtime/backend.h"
 #include "suite/suite.h"
 
@@ -38,11 +39,11 @@ std::string workload_type_signature(const ir::Pattern& pattern, const ir::Worklo
 // Every candidate for the selected workloads, in selection order, samples ascending. A workload
 // with no file gets one missing entry. `dir` == "native" selects the default lowering itself.
 // Each sample's WORKLOAD.sN.meta.json (WORKLOAD.meta.json for sample 0) is read into `meta`; one
-// without a code file is a failed_generation() sample (its "backend", when set, must be `backend`).
+// without a code file is a failed_generation() sample (its "backend", when set, must be `target`).
 // Throws std::invalid_argument for a directory that does not exist, inconsistent samples,
 // malformed metadata, or an all.X.EXT whose X is not a type signature of the pattern.
 std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vector<suite::WorkloadEntry>& selected,
-                                          std::string_view backend);
+                                          ir::Target target);
 
 // A candidate that cannot even become source (an IR solution that does not parse, verify, or match
 // the pattern's interface): the evaluation records it as a compile failure with this message.
@@ -58,13 +59,14 @@ struct IrSolution {
 };
 IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_inst);
 
-// The source to compile for `c` on `backend`; `inst` is the workload bound from the suite. IR
-// solutions go through the native compiler's emitter for that backend (C for cpu, CUDA for cuda).
+// The source to compile for `c` on `target`; `inst` is the workload bound from the suite. IR
+// solutions go through the native compiler's emitter for that target (C for cpu, CUDA for cuda,
+// OpenCL C for opencl).
 // Source files get eval/element_type_check.h's check appended: a kernel declared for another
 // workload's element types fails to compile with "element types differ: ...".
-runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, std::string_view backend = "cpu");
+runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, ir::Target target = ir::Target::Cpu);
 
-// The baseline: the native compiler's default lowering of the suite pattern for `backend`.
-runtime::Source native_baseline_source(const ir::Instance& inst, std::string_view backend = "cpu");
+// The baseline: the native compiler's default lowering of the suite pattern for `target`.
+runtime::Source native_baseline_source(const ir::Instance& inst, ir::Target target = ir::Target::Cpu);
 
 }  // namespace ekb::eval

@@ -1,39 +1,29 @@
-// The schedule and memory layers: targets, verbs, argument counts and kinds, and the loop names
-// each directive may use. Directives apply in order, so the set of loops of each stage is
-// replayed: split/tile/fuse/rfactor consume loops and create new ones, and cache_read/cache_write
-// create buffers. Blocks of one target share that state (a memory block names the loops its
-// schedule block created); different targets are independent.
+// The schedule and memory layers, checked against the directive table (ir/directives.h): targets,
+// verbs, argument counts and kinds, and the loop names each directive may use. Directives apply in
+// order, so the set of loops of each stage is replayed: the table says which loops a directive
+// consumes and which it creates (split, tile, fuse, rfactor), and which buffers and stages it
+// makes (cache_read, cache_write, rfactor). Blocks of one target share that state (a memory block
+// names the loops its schedule block created); different targets are independent.
 #include <algorithm>
-#include <array>
+#include <optional>
 
+#include "ir/directives.h"
+#include "ir/target.h"
 #include "ir/verify_internal.h"
 
 namespace ekb::ir::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 13> kScheduleVerbs{
-    "split",  "tile",       "reorder",        "fuse",         "parallel", "vectorize", "unroll",
-    "bind",   "compute_at", "compute_inline", "compute_root", "rfactor",  "pipeline"};
-constexpr std::array<std::string_view, 7> kMemoryVerbs{"cache_read", "cache_write", "layout",     "double_buffer",
-                                                       "align",      "nontemporal", "prefetch"};
-constexpr std::array<std::string_view, 4> kTails{"guard", "shift_inwards", "round_up", "peel"};
-constexpr std::array<std::string_view, 4> kScopes{"global", "shared", "local", "tile"};
-constexpr std::array<std::string_view, 6> kBindTargets{"block.x",  "block.y",  "block.z",
-                                                       "thread.x", "thread.y", "thread.z"};
+using K = DirectiveArgKind;
 
-template <size_t N>
-bool one_of(const std::array<std::string_view, N>& xs, const std::string& s) {
+bool one_of(const std::vector<std::string>& xs, const std::string& s) {
   return std::find(xs.begin(), xs.end(), s) != xs.end();
 }
-template <size_t N>
-std::vector<std::string> names_of(const std::array<std::string_view, N>& xs) {
-  return {xs.begin(), xs.end()};
-}
-template <size_t N>
-std::string list_text(const std::array<std::string_view, N>& xs) {
+
+std::string list_text(const std::vector<std::string>& xs) {
   std::string out;
-  for (size_t i = 0; i < N; ++i) out += (i ? (i + 1 == N ? " or " : ", ") : "") + std::string(xs[i]);
+  for (size_t i = 0; i < xs.size(); ++i) out += (i ? (i + 1 == xs.size() ? " or " : ", ") : "") + xs[i];
   return out;
 }
 
@@ -52,6 +42,18 @@ std::string arg_text(const DirectiveArg& a) {
   return "?";
 }
 
+// A parameter's name as prose: "x_factor" -> "x factor".
+std::string spoken(std::string_view name) {
+  std::string out(name);
+  std::replace(out.begin(), out.end(), '_', ' ');
+  return out;
+}
+
+std::string count_text(size_t n, std::string_view noun) {
+  static const char* const kWords[] = {"no", "one", "two", "three", "four"};
+  return (n < 5 ? std::string(kWords[n]) : std::to_string(n)) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 struct Stage {
   std::string name;                // "C", "C.update(0)", or an rfactor stage's name
   std::string tensor;              // the tensor it computes
@@ -64,6 +66,17 @@ struct TargetState {
   std::map<std::string, size_t> buffers;   // cache buffers -> rank
 };
 
+// What a directive's arguments resolved to, by parameter kind.
+struct Resolved {
+  std::vector<Stage*> stages;              // per argument: the stage a Stage argument names
+  std::optional<size_t> tensor_rank;       // the rank of its Tensor argument
+  const TensorDecl* producer = nullptr;    // the declared tensor a Producer argument names
+  bool names_ok = true;                    // every name argument resolved (its effects may apply)
+};
+
+// Checks each directive against its row of the directive table (ir/directives.h): layer, target,
+// argument count, keywords and each argument's kind, then replays its effect on the stages' loop
+// names (the loops it consumes and creates, the buffers and stages it makes).
 class LayerChecker {
  public:
   LayerChecker(const Module& m, const PatternFacts& f, Diagnostics& d)
@@ -71,14 +84,18 @@ class LayerChecker {
 
   void run() {
     for (const auto& b : m_.layers) {
-      std::string layer = b.kind == LayerKind::Schedule ? "schedule" : "memory";
-      if (!b.target.empty() && b.target != "cpu" && b.target != "gpu") {
-        std::string hint = did_you_mean(b.target, {"cpu", "gpu"});
+      const std::string layer(layer_name(b.kind));
+      const std::optional<TargetSet> targets = parse_layer_target(b.target);
+      if (!targets) {
+        std::string hint = did_you_mean(b.target, layer_target_names());
         error(b.loc, "unknown target '" + b.target + "' for the " + layer + " block",
               hint.empty() ? "the targets are cpu and gpu" : hint);
       }
       TargetState& st = states_[b.target];
-      for (const auto& d : b.directives) check_directive(b, d, st);
+      // A block without a target applies everywhere: lowering refuses a directive for the target
+      // it lowers for (lower/apply_schedule.cpp).
+      const std::optional<TargetSet> checked = b.target.empty() ? std::nullopt : targets;
+      for (const auto& d : b.directives) check_directive(b, checked, d, st);
     }
   }
 
@@ -87,124 +104,69 @@ class LayerChecker {
     diags_.error(loc, std::move(msg), std::move(hint));
   }
 
-  void check_directive(const LayerBlock& b, const Directive& d, TargetState& st) {
-    bool sched = one_of(kScheduleVerbs, d.verb), mem = one_of(kMemoryVerbs, d.verb);
-    if (b.kind == LayerKind::Schedule && mem) {
-      error(d.loc, "'" + d.verb + "' is a memory directive, not a schedule one",
-            "move it into a `memory` block");
-      return;
-    }
-    if (b.kind == LayerKind::Memory && sched) {
-      error(d.loc, "'" + d.verb + "' is a schedule directive, not a memory one",
-            "move it into a `schedule` block");
-      return;
-    }
-    if (!sched && !mem) {
-      std::vector<std::string> verbs = b.kind == LayerKind::Schedule ? names_of(kScheduleVerbs)
-                                                                     : names_of(kMemoryVerbs);
+  void check_directive(const LayerBlock& b, std::optional<TargetSet> targets, const Directive& d, TargetState& st) {
+    const DirectiveInfo* info = find_directive(d.verb);
+    if (!info) {
+      std::vector<std::string> verbs = directive_verbs(b.kind);
       std::string hint = did_you_mean(d.verb, verbs);
       error(d.loc, "unknown directive '" + d.verb + "'",
             hint.empty() ? "the directives are " + join(verbs) : hint);
       return;
     }
+    if (info->layer != b.kind) {
+      const std::string is(layer_name(info->layer)), block(layer_name(b.kind));
+      error(d.loc, "'" + d.verb + "' is a " + is + " directive, not a " + block + " one",
+            "move it into a `" + is + "` block");
+      return;
+    }
+    if (targets && !info->targets.contains(*targets))
+      error(d.loc, std::string(info->off_target), std::string(info->off_target_hint));
     pos_.clear();
-    std::string tail;
+    fresh_.clear();
+    std::vector<std::string> given;
     for (const auto& a : d.args) {
       if (a.key.empty()) {
         pos_.push_back(&a);
-      } else if (a.key == "tail" && (d.verb == "split" || d.verb == "tile")) {
-        if (!tail.empty()) error(a.loc, "'tail' is given twice");
-        tail = arg_text(a);
-        if (a.kind != DirectiveArg::Kind::Name || !one_of(kTails, a.text)) {
-          std::string hint = did_you_mean(a.text, names_of(kTails));
-          error(a.loc, "unknown tail strategy '" + arg_text(a) + "'",
-                hint.empty() ? "the tail strategies are " + list_text(kTails) : hint);
-        }
-      } else if (a.key == "lines" && d.verb == "prefetch") {
-        if (a.kind != DirectiveArg::Kind::Int || a.int_value < 1 || a.int_value > 64)
-          error(a.loc, "the lines of a prefetch must be a whole number from 1 to 64, found " + arg_text(a));
-      } else {
-        error(a.loc, "'" + d.verb + "' has no argument '" + a.key + "'",
-              d.verb == "split" || d.verb == "tile" ? "the only keyword argument is tail=..."
-              : d.verb == "prefetch"                ? "the only keyword argument is lines=N"
-                                                    : "it takes no keyword arguments");
+        continue;
       }
-    }
-    const std::string& v = d.verb;
-    if (v == "split") return split(d, st);
-    if (v == "tile") return tile(d, st);
-    if (v == "reorder") return reorder(d, st);
-    if (v == "fuse") return fuse(d, st);
-    if (v == "parallel") return loop_only(d, st, 2);
-    if (v == "vectorize" || v == "unroll") {
-      if (!count(d, 3, "(stage, loop, factor)")) return;
-      Stage* s = stage_arg(*pos_[0], st);
-      if (s) loop_arg(*s, *pos_[1]);
-      positive_int(*pos_[2], "the factor of '" + v + "'");
-      return;
-    }
-    if (v == "bind") {
-      if (!count(d, 3, "(stage, loop, block.x|y|z or thread.x|y|z)")) return;
-      Stage* s = stage_arg(*pos_[0], st);
-      if (s) loop_arg(*s, *pos_[1]);
-      const DirectiveArg& t = *pos_[2];
-      if (t.kind != DirectiveArg::Kind::Name || !one_of(kBindTargets, t.text)) {
-        std::string hint = did_you_mean(arg_text(t), names_of(kBindTargets));
-        error(t.loc, "unknown bind target '" + arg_text(t) + "'",
-              hint.empty() ? "the targets are " + list_text(kBindTargets) : hint);
+      auto kw = std::find_if(info->keywords.begin(), info->keywords.end(),
+                             [&](const DirectiveParam& k) { return k.name == a.key; });
+      if (kw == info->keywords.end()) {
+        error(a.loc, "'" + d.verb + "' has no argument '" + a.key + "'", keyword_hint(*info));
+        continue;
       }
-      return;
+      if (one_of(given, a.key)) error(a.loc, "'" + a.key + "' is given twice");
+      given.push_back(a.key);
+      value_arg(*info, *kw, a);
     }
-    if (v == "compute_at") return compute_at(d, st);
-    if (v == "compute_inline" || v == "compute_root") {
-      if (!count(d, 1, "(tensor)")) return;
-      const TensorDecl* t = producer_arg(*pos_[0], st);
-      if (t && v == "compute_inline") {
-        if (t->role == TensorRole::Output)
-          error(pos_[0]->loc, "output '" + t->name + "' cannot be inlined",
-                "outputs are stored; only temps can be inlined");
-        else if (facts_.updates.count(t->name))
-          error(pos_[0]->loc, "temp '" + t->name + "' has updates and cannot be inlined",
-                "only a temp defined by its pure definition alone can be inlined");
-      }
-      return;
-    }
-    if (v == "rfactor") return rfactor(d, st);
-    if (v == "pipeline") {
-      if (!count(d, 4, "(stage, loop, producer stage, producer loop)")) return;
-      if (Stage* s = stage_arg(*pos_[0], st)) loop_arg(*s, *pos_[1]);
-      if (Stage* p = stage_arg(*pos_[2], st)) loop_arg(*p, *pos_[3]);
-      return;
-    }
-    if (v == "cache_read") return cache_read(d, st);
-    if (v == "cache_write") return cache_write(d, st);
-    if (v == "layout") return layout(d, st);
-    if (v == "double_buffer" || v == "nontemporal") {
-      if (count(d, 1, v == "nontemporal" ? "(tensor)" : "(buffer)")) tensor_arg(*pos_[0], st);
-      return;
-    }
-    if (v == "prefetch") {
-      if (!count(d, 4, "(stage, loop, tensor, distance)")) return;
-      tensor_arg(*pos_[2], st);
-      positive_int(*pos_[3], "the prefetch distance (elements)");
-      return;
-    }
-    if (v == "align") {
-      if (!count(d, 2, "(tensor, bytes)")) return;
-      tensor_arg(*pos_[0], st);
-      auto n = positive_int(*pos_[1], "the alignment");
-      if (n && (*n & (*n - 1)) != 0)
-        error(pos_[1]->loc, "the alignment must be a power of two, found " + std::to_string(*n));
-    }
+    if (!count(*info, d)) return;
+    Resolved r;
+    r.stages.assign(pos_.size(), nullptr);
+    for (size_t i = 0; i < pos_.size(); ++i)
+      resolve(*info, info->params[std::min(i, info->params.size() - 1)], i, st, r);
+    if (r.names_ok) replay(*info, d, r, st);
+  }
+
+  static std::string keyword_hint(const DirectiveInfo& info) {
+    if (info.keywords.empty()) return "it takes no keyword arguments";
+    const DirectiveParam& k = info.keywords.front();
+    return "the only keyword argument is " + std::string(k.name) + (arg_kind_choices(k.kind).empty() ? "=N" : "=...");
   }
 
   // ---- argument helpers ----
-  bool count(const Directive& d, size_t n, std::string_view shape) {
-    if (pos_.size() == n) return true;
-    error(d.loc,
-          "'" + d.verb + "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
-              ", found " + std::to_string(pos_.size()),
-          "write " + d.verb + std::string(shape));
+  bool count(const DirectiveInfo& info, const Directive& d) {
+    const bool repeated = info.variadic();
+    const size_t fixed = info.params.size() - (repeated ? 1 : 0);
+    if (repeated ? pos_.size() >= info.min_arguments() : pos_.size() == fixed) return true;
+    const std::string found = "found " + std::to_string(pos_.size()) + " argument" + (pos_.size() == 1 ? "" : "s");
+    std::string takes;
+    if (!repeated) {
+      takes = std::to_string(fixed) + " argument" + (fixed == 1 ? "" : "s");
+    } else {
+      for (size_t i = 0; i < fixed; ++i) takes += (i ? ", a " : "a ") + spoken(info.params[i].name);
+      takes += " and at least " + count_text(static_cast<size_t>(info.params.back().min_count), info.params.back().name);
+    }
+    error(d.loc, "'" + d.verb + "' takes " + takes + ", " + found, "write " + directive_signature(info));
     return false;
   }
 
@@ -278,15 +240,27 @@ class LayerChecker {
   }
 
   // What compute_at/inline/root place: a computed tensor (not one update), or a cache buffer or
-  // rfactor stage an earlier directive created. Returns the tensor when it is a declared one.
-  const TensorDecl* producer_arg(const DirectiveArg& a, const TargetState& st) {
+  // rfactor stage an earlier directive created. False after reporting why not; `tensor` is the
+  // declared tensor it names (nullptr for a buffer or an rfactor stage).
+  bool producer_arg(const DirectiveArg& a, const TargetState& st, const TensorDecl*& tensor) {
+    tensor = nullptr;
     if (a.kind != DirectiveArg::Kind::Name || a.text.find('.') != std::string::npos) {
       error(a.loc, "expected a tensor, found '" + arg_text(a) + "'",
             "compute_at, compute_inline and compute_root place a whole tensor, not one update");
-      return nullptr;
+      return false;
     }
-    if (!p_.find_tensor(a.text) && (st.buffers.count(a.text) || st.stages.count(a.text))) return nullptr;
-    return computed_tensor(a.text, a.loc, false);
+    if (!p_.find_tensor(a.text) && (st.buffers.count(a.text) || st.stages.count(a.text))) return true;
+    tensor = computed_tensor(a.text, a.loc, false);
+    return tensor != nullptr;
+  }
+
+  // compute_inline's producer: a temp defined by its pure definition alone.
+  void inline_rules(const DirectiveArg& a, const TensorDecl& t) {
+    if (t.role == TensorRole::Output)
+      error(a.loc, "output '" + t.name + "' cannot be inlined", "outputs are stored; only temps can be inlined");
+    else if (facts_.updates.count(t.name))
+      error(a.loc, "temp '" + t.name + "' has updates and cannot be inlined",
+            "only a temp defined by its pure definition alone can be inlined");
   }
 
   bool plain_name(const DirectiveArg& a, std::string_view what) {
@@ -300,26 +274,23 @@ class LayerChecker {
     if (std::find(s.loops.begin(), s.loops.end(), a.text) != s.loops.end()) return true;
     auto gone = s.gone.find(a.text);
     if (gone != s.gone.end()) {
-      error(a.loc, "loop '" + a.text + "' of stage '" + stage_label(s) + "' " + gone->second,
-            "use the loops it became");
+      error(a.loc, "loop '" + a.text + "' of stage '" + s.name + "' " + gone->second, "use the loops it became");
       return false;
     }
     std::string hint = did_you_mean(a.text, s.loops);
-    error(a.loc, "stage '" + stage_label(s) + "' has no loop '" + a.text + "'",
+    error(a.loc, "stage '" + s.name + "' has no loop '" + a.text + "'",
           hint.empty() ? "its loops are " + join(s.loops) : hint);
     return false;
   }
 
-  // A name for a loop the directive creates; `fresh` holds the others it creates.
-  bool new_loop_arg(Stage& s, const DirectiveArg& a, std::vector<std::string>& fresh) {
+  // A name for a loop the directive creates; fresh_ holds the others it creates.
+  bool new_loop_arg(Stage& s, const DirectiveArg& a) {
     if (!plain_name(a, "a new loop name")) return false;
-    if (std::find(s.loops.begin(), s.loops.end(), a.text) != s.loops.end() ||
-        std::find(fresh.begin(), fresh.end(), a.text) != fresh.end()) {
-      error(a.loc, "'" + a.text + "' already names a loop of stage '" + stage_label(s) + "'",
-            "choose a new name");
+    if (std::find(s.loops.begin(), s.loops.end(), a.text) != s.loops.end() || one_of(fresh_, a.text)) {
+      error(a.loc, "'" + a.text + "' already names a loop of stage '" + s.name + "'", "choose a new name");
       return false;
     }
-    fresh.push_back(a.text);
+    fresh_.push_back(a.text);
     return true;
   }
 
@@ -342,171 +313,40 @@ class LayerChecker {
     return std::nullopt;
   }
 
-  void new_buffer_arg(const DirectiveArg& a, TargetState& st, std::optional<size_t> rank) {
-    if (!plain_name(a, "a new buffer name")) return;
+  bool new_buffer_arg(const DirectiveArg& a, const TargetState& st) {
+    if (!plain_name(a, "a new buffer name")) return false;
     bool taken = p_.find_tensor(a.text) || st.buffers.count(a.text);
     for (const auto& x : p_.params) taken |= x.name == a.text;
     for (const auto& x : p_.lets) taken |= x.name == a.text;
     for (const auto& x : p_.type_params) taken |= x.name == a.text;
     if (taken) {
       error(a.loc, "'" + a.text + "' is already declared", "choose a new buffer name");
-      return;
+      return false;
     }
-    st.buffers[a.text] = rank.value_or(0);
+    return true;
+  }
+
+  void create_buffer(const std::string& name, TargetState& st, std::optional<size_t> rank) {
+    st.buffers[name] = rank.value_or(0);
     // The cache's copy nests form a stage named after it, one loop per dimension (c0, c1, ...),
     // which later directives schedule like any other (memory_cache.h).
     if (rank) {
-      Stage copy{a.text, a.text, {}, {}};
+      Stage copy{name, name, {}, {}};
       for (size_t d = 0; d < *rank; ++d) copy.loops.push_back("c" + std::to_string(d));
-      st.stages[a.text] = std::move(copy);
+      st.stages[name] = std::move(copy);
     }
   }
 
-  void scope_arg(const DirectiveArg& a) {
-    if (a.kind == DirectiveArg::Kind::Name && one_of(kScopes, a.text)) return;
-    std::string hint = did_you_mean(arg_text(a), names_of(kScopes));
-    error(a.loc, "unknown memory scope '" + arg_text(a) + "'",
-          hint.empty() ? "the scopes are " + list_text(kScopes) : hint);
+  // A value from a fixed list (a scope, a gpu axis, a tail strategy).
+  void choice_arg(const DirectiveArg& a, const std::vector<std::string>& choices, std::string_view what,
+                  std::string_view plural) {
+    if (a.kind == DirectiveArg::Kind::Name && one_of(choices, a.text)) return;
+    std::string hint = did_you_mean(arg_text(a), choices);
+    error(a.loc, "unknown " + std::string(what) + " '" + arg_text(a) + "'",
+          hint.empty() ? "the " + std::string(plural) + " are " + list_text(choices) : hint);
   }
 
-  static const std::string& stage_label(const Stage& s) { return s.name; }
-
-  // Replaces `consumed` by `created` (at the first consumed loop's position), remembering why.
-  void replace_loops(Stage& s, const std::vector<std::string>& consumed,
-                     const std::vector<std::string>& created, const std::string& why) {
-    auto pos = std::find(s.loops.begin(), s.loops.end(), consumed.front());
-    size_t at = static_cast<size_t>(pos - s.loops.begin());
-    for (const auto& c : consumed) {
-      s.loops.erase(std::remove(s.loops.begin(), s.loops.end(), c), s.loops.end());
-      s.gone[c] = why;
-    }
-    at = std::min(at, s.loops.size());
-    s.loops.insert(s.loops.begin() + static_cast<std::ptrdiff_t>(at), created.begin(), created.end());
-    for (const auto& c : created) s.gone.erase(c);
-  }
-
-  std::string by_line(const Directive& d) const {
-    return "by the directive at line " + std::to_string(d.loc.line);
-  }
-
-  // ---- verbs ----
-  void split(const Directive& d, TargetState& st) {
-    if (!count(d, 5, "(stage, loop, factor, outer, inner[, tail=guard])")) return;
-    Stage* s = stage_arg(*pos_[0], st);
-    positive_int(*pos_[2], "the factor of 'split'");
-    if (!s || !loop_arg(*s, *pos_[1])) return;
-    std::vector<std::string> fresh;
-    if (!new_loop_arg(*s, *pos_[3], fresh) || !new_loop_arg(*s, *pos_[4], fresh)) return;
-    replace_loops(*s, {pos_[1]->text}, fresh,
-                  "was split into " + join(fresh) + " " + by_line(d));
-  }
-
-  void tile(const Directive& d, TargetState& st) {
-    if (!count(d, 9, "(stage, x, y, fx, fy, xo, yo, xi, yi[, tail=guard])")) return;
-    Stage* s = stage_arg(*pos_[0], st);
-    positive_int(*pos_[3], "the x factor of 'tile'");
-    positive_int(*pos_[4], "the y factor of 'tile'");
-    if (!s || !loop_arg(*s, *pos_[1]) || !loop_arg(*s, *pos_[2])) return;
-    if (pos_[1]->text == pos_[2]->text) {
-      error(pos_[2]->loc, "'tile' needs two different loops");
-      return;
-    }
-    std::vector<std::string> fresh;
-    for (size_t i = 5; i < 9; ++i)
-      if (!new_loop_arg(*s, *pos_[i], fresh)) return;
-    std::string x = pos_[1]->text, y = pos_[2]->text;
-    replace_loops(*s, {x}, {fresh[0], fresh[2]}, "was tiled into " + fresh[0] + ", " + fresh[2] + " " + by_line(d));
-    replace_loops(*s, {y}, {fresh[1], fresh[3]}, "was tiled into " + fresh[1] + ", " + fresh[3] + " " + by_line(d));
-  }
-
-  void reorder(const Directive& d, TargetState& st) {
-    if (pos_.size() < 3) {
-      error(d.loc, "'reorder' takes a stage and at least two loops, found " +
-                       std::to_string(pos_.size()) + " argument" + (pos_.size() == 1 ? "" : "s"),
-            "write reorder(stage, outer, ..., inner)");
-      return;
-    }
-    Stage* s = stage_arg(*pos_[0], st);
-    if (!s) return;
-    for (size_t i = 1; i < pos_.size(); ++i) {
-      if (!loop_arg(*s, *pos_[i])) continue;
-      for (size_t j = 1; j < i; ++j)
-        if (pos_[j]->text == pos_[i]->text)
-          error(pos_[i]->loc, "loop '" + pos_[i]->text + "' is listed twice");
-    }
-  }
-
-  void fuse(const Directive& d, TargetState& st) {
-    if (!count(d, 4, "(stage, outer, inner, fused)")) return;
-    Stage* s = stage_arg(*pos_[0], st);
-    if (!s || !loop_arg(*s, *pos_[1]) || !loop_arg(*s, *pos_[2])) return;
-    if (pos_[1]->text == pos_[2]->text) {
-      error(pos_[2]->loc, "'fuse' needs two different loops");
-      return;
-    }
-    std::vector<std::string> fresh;
-    if (!new_loop_arg(*s, *pos_[3], fresh)) return;
-    replace_loops(*s, {pos_[1]->text, pos_[2]->text}, fresh,
-                  "was fused into " + fresh[0] + " " + by_line(d));
-  }
-
-  void loop_only(const Directive& d, TargetState& st, size_t n) {
-    if (!count(d, n, "(stage, loop)")) return;
-    if (Stage* s = stage_arg(*pos_[0], st)) loop_arg(*s, *pos_[1]);
-  }
-
-  void compute_at(const Directive& d, TargetState& st) {
-    if (!count(d, 3, "(producer, consumer, loop)")) return;
-    const TensorDecl* p = producer_arg(*pos_[0], st);
-    Stage* c = stage_arg(*pos_[1], st);
-    if (c) loop_arg(*c, *pos_[2]);
-    if (p && c && c->tensor == p->name)
-      error(pos_[1]->loc, "'" + p->name + "' cannot be computed at its own loops",
-            "compute_at places a producer inside a different consumer's loop");
-  }
-
-  void rfactor(const Directive& d, TargetState& st) {
-    if (!count(d, 3, "(stage, reduction loop, new loop)")) return;
-    Stage* s = stage_arg(*pos_[0], st);
-    if (!s || !loop_arg(*s, *pos_[1])) return;
-    std::vector<std::string> fresh;
-    if (!new_loop_arg(*s, *pos_[2], fresh)) return;
-    const std::string& kf = fresh[0];
-    if (p_.find_tensor(kf) || st.stages.count(kf)) {
-      error(pos_[2]->loc, "'" + kf + "' already names a stage", "choose a new name");
-      return;
-    }
-    // The partial-result stage kf keeps the original loops; the stage itself now reduces over kf.
-    Stage partial{kf, s->tensor, s->loops, {}};
-    std::string k = pos_[1]->text;
-    replace_loops(*s, {k}, fresh, "was replaced by " + kf + " (rfactor) " + by_line(d));
-    partial.loops.push_back(kf);
-    st.stages[kf] = std::move(partial);
-  }
-
-  void cache_read(const Directive& d, TargetState& st) {
-    if (!count(d, 5, "(tensor, consumer, loop, scope, buffer)")) return;
-    auto rank = tensor_arg(*pos_[0], st);
-    if (Stage* c = stage_arg(*pos_[1], st)) loop_arg(*c, *pos_[2]);
-    scope_arg(*pos_[3]);
-    new_buffer_arg(*pos_[4], st, rank);
-  }
-
-  void cache_write(const Directive& d, TargetState& st) {
-    if (!count(d, 4, "(stage, loop, scope, buffer)")) return;
-    Stage* c = stage_arg(*pos_[0], st);
-    if (c) loop_arg(*c, *pos_[1]);
-    scope_arg(*pos_[2]);
-    std::optional<size_t> rank;
-    if (c)
-      if (const TensorDecl* t = p_.find_tensor(c->tensor)) rank = t->shape.size();
-    new_buffer_arg(*pos_[3], st, rank);
-  }
-
-  void layout(const Directive& d, TargetState& st) {
-    if (!count(d, 2, "(tensor, pack(dim, factor)) or layout(tensor, order(dims...))")) return;
-    auto rank = tensor_arg(*pos_[0], st);
-    const DirectiveArg& f = *pos_[1];
+  void layout_arg(const DirectiveArg& f, std::optional<size_t> rank) {
     auto dim_ok = [&](const DirectiveArg& a) {
       if (a.kind != DirectiveArg::Kind::Int || a.int_value < 0 ||
           (rank && *rank > 0 && a.int_value >= static_cast<int64_t>(*rank))) {
@@ -540,12 +380,144 @@ class LayerChecker {
     }
   }
 
+  // The kinds that hold a value rather than a name: what a keyword argument may be too.
+  void value_arg(const DirectiveInfo& info, const DirectiveParam& p, const DirectiveArg& a) {
+    const std::string what = "the " + spoken(p.name) + " of '" + std::string(info.verb) + "'";
+    switch (p.kind) {
+      case K::PositiveInt: positive_int(a, what); return;
+      case K::PowerOfTwo: {
+        auto n = positive_int(a, "the " + spoken(p.name));
+        if (n && (*n & (*n - 1)) != 0)
+          error(a.loc, "the " + spoken(p.name) + " must be a power of two, found " + std::to_string(*n));
+        return;
+      }
+      case K::Scope: choice_arg(a, arg_kind_choices(p.kind), "memory scope", "scopes"); return;
+      case K::GpuAxis: choice_arg(a, arg_kind_choices(p.kind), "bind target", "targets"); return;
+      case K::Tail: choice_arg(a, arg_kind_choices(p.kind), "tail strategy", "tail strategies"); return;
+      case K::CacheLines:
+        if (a.kind != DirectiveArg::Kind::Int || a.int_value < 1 || a.int_value > 64)
+          error(a.loc, "the " + spoken(p.name) + " of a " + std::string(info.verb) +
+                           " must be a whole number from 1 to 64, found " + arg_text(a));
+        return;
+      default: return;
+    }
+  }
+
+  // Checks positional argument i against its parameter p, recording what it names in r.
+  void resolve(const DirectiveInfo& info, const DirectiveParam& p, size_t i, TargetState& st, Resolved& r) {
+    const DirectiveArg& a = *pos_[i];
+    Stage* of = p.of >= 0 ? r.stages[static_cast<size_t>(p.of)] : nullptr;
+    switch (p.kind) {
+      case K::Stage:
+        r.stages[i] = stage_arg(a, st);
+        r.names_ok &= r.stages[i] != nullptr;
+        if (r.producer && r.stages[i] && r.stages[i]->tensor == r.producer->name)
+          error(a.loc, "'" + r.producer->name + "' cannot be computed at its own loops",
+                "compute_at places a producer inside a different consumer's loop");
+        return;
+      case K::Loop:
+        if (!of || !loop_arg(*of, a)) {
+          r.names_ok = false;
+          return;
+        }
+        for (size_t j = 0; j < i; ++j) {
+          const DirectiveParam& q = info.params[std::min(j, info.params.size() - 1)];
+          if (q.kind == K::Loop && q.of == p.of && pos_[j]->text == a.text) {
+            error(a.loc, "loop '" + a.text + "' is listed twice");
+            r.names_ok = false;
+          }
+        }
+        return;
+      case K::NewLoop:
+      case K::PartialStage:
+        if (!of || !new_loop_arg(*of, a)) {
+          r.names_ok = false;
+          return;
+        }
+        if (p.kind == K::PartialStage && (p_.find_tensor(a.text) || st.stages.count(a.text))) {
+          error(a.loc, "'" + a.text + "' already names a stage", "choose a new name");
+          r.names_ok = false;
+        }
+        return;
+      case K::Producer:
+      case K::InlineProducer:
+        r.names_ok &= producer_arg(a, st, r.producer);
+        if (p.kind == K::InlineProducer && r.producer) inline_rules(a, *r.producer);
+        return;
+      case K::Tensor: {
+        auto rank = tensor_arg(a, st);
+        r.names_ok &= rank.has_value();
+        if (!r.tensor_rank) r.tensor_rank = rank;
+        return;
+      }
+      case K::NewBuffer:
+        r.names_ok &= new_buffer_arg(a, st);
+        return;
+      case K::Layout:
+        layout_arg(a, r.tensor_rank);
+        return;
+      default:
+        value_arg(info, p, a);
+        return;
+    }
+  }
+
+  // Replaces `consumed` by `created` (at the first consumed loop's position), remembering why.
+  void replace_loops(Stage& s, const std::vector<std::string>& consumed,
+                     const std::vector<std::string>& created, const std::string& why) {
+    auto pos = std::find(s.loops.begin(), s.loops.end(), consumed.front());
+    size_t at = static_cast<size_t>(pos - s.loops.begin());
+    for (const auto& c : consumed) {
+      s.loops.erase(std::remove(s.loops.begin(), s.loops.end(), c), s.loops.end());
+      s.gone[c] = why;
+    }
+    at = std::min(at, s.loops.size());
+    s.loops.insert(s.loops.begin() + static_cast<std::ptrdiff_t>(at), created.begin(), created.end());
+    for (const auto& c : created) s.gone.erase(c);
+  }
+
+  // The directive's effect on the names later directives may use: the partial-result stages and
+  // buffers it creates, the loops it consumes and the loops that replace them.
+  void replay(const DirectiveInfo& info, const Directive& d, const Resolved& r, TargetState& st) {
+    const auto& params = info.params;
+    for (size_t i = 0; i < params.size() && i < pos_.size(); ++i) {
+      if (params[i].kind == K::PartialStage) {
+        // The partial-result stage keeps the loops the stage had; the stage then reduces over it.
+        const Stage& s = *r.stages[static_cast<size_t>(params[i].of)];
+        Stage partial{pos_[i]->text, s.tensor, s.loops, {}};
+        partial.loops.push_back(pos_[i]->text);
+        st.stages[pos_[i]->text] = std::move(partial);
+      } else if (params[i].kind == K::NewBuffer) {
+        std::optional<size_t> rank = r.tensor_rank;
+        for (size_t j = 0; j < params.size() && !rank; ++j)
+          if (params[j].kind == K::Stage)
+            if (const TensorDecl* t = p_.find_tensor(r.stages[j]->tensor)) rank = t->shape.size();
+        create_buffer(pos_[i]->text, st, rank);
+      }
+    }
+    std::vector<std::vector<int>> done;
+    for (size_t i = 0; i < params.size() && i < pos_.size(); ++i) {
+      const DirectiveParam& p = params[i];
+      if (p.becomes.empty() || std::find(done.begin(), done.end(), p.becomes) != done.end()) continue;
+      done.push_back(p.becomes);
+      std::vector<std::string> consumed, created;
+      for (size_t j = i; j < params.size(); ++j)
+        if (params[j].becomes == p.becomes) consumed.push_back(pos_[j]->text);
+      for (int n : p.becomes) created.push_back(pos_[static_cast<size_t>(n)]->text);
+      std::string why(info.replaced_as);
+      why.replace(why.find("{}"), 2, join(created));
+      replace_loops(*r.stages[static_cast<size_t>(p.of)], consumed, created,
+                    why + " by the directive at line " + std::to_string(d.loc.line));
+    }
+  }
+
   const Pattern& p_;
   const Module& m_;
   const PatternFacts& facts_;
   Diagnostics& diags_;
   std::map<std::string, TargetState> states_;
   std::vector<const DirectiveArg*> pos_;  // positional arguments of the current directive
+  std::vector<std::string> fresh_;        // the loop names it creates
 };
 
 }  // namespace

@@ -6,11 +6,13 @@
 #include <set>
 #include <tuple>
 
+#include "codegen/target.h"  // code_fence_language
+
 namespace ekb::llm {
 
 namespace {
 
-using codegen::Target;
+using ir::Target;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

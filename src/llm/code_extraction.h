@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "codegen/target.h"
+#include "ir/target.h"
 
 namespace ekb::llm {
 
@@ -35,6 +35,6 @@ struct Extraction {
 // rest, one that defines the entry point (ekb_main; for opencl a kernel) wins, then one tagged for
 // the backend, then a closed one, then the longest. A reply without fences counts as one untagged
 // block when it defines the entry point itself.
-Extraction extract_code(std::string_view reply, codegen::Target target);
+Extraction extract_code(std::string_view reply, ir::Target target);
 
 }  // namespace ekb::llm

@@ -1,7 +1,10 @@
 #include "lower/lower.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <stdexcept>
+#include <string_view>
 
 #include "lower/apply_schedule.h"
 #include "lower/flatten_storage.h"
@@ -11,14 +14,76 @@
 #include "lower/partition_loops.h"
 #include "lower/promote_to_f64.h"
 #include "lower/simplify.h"
+#include "lower/verify_lir.h"
 #include "lower/widen_half_precision.h"
 
 namespace ekb::lir {
 
+namespace {
+
+// One pass of the pipeline: its name (for --after, the log and the verifier's reports), its entry
+// function, and the forms of the loop IR it establishes for the passes after it (verify_lir.h).
+// A pass that does not apply to the options (the target, a switched-off step) leaves f as it is.
+struct Pass {
+  std::string_view name;
+  void (*run)(Func& f, const ir::Instance& inst, const LowerOptions& options);
+  LirForm establishes = LirForm::None;
+};
+
+const Pass kPasses[] = {
+    // Pure definitions and updates as loop nests; reductions and boundary reads still high-level.
+    {"lower_definitions", [](Func& f, const ir::Instance& inst, const LowerOptions&) { f = lower_definitions(inst); }},
+    // Reductions as scalar accumulators and their loops.
+    {"lower_reductions", [](Func& f, const ir::Instance&, const LowerOptions&) { lower_reductions(f); },
+     LirForm::NoReductions},
+    // The module's schedule and memory layers for the target: split, tile, reorder, fuse, parallel, ...
+    {"apply_schedule",
+     [](Func& f, const ir::Instance& inst, const LowerOptions& o) {
+       if (o.apply_layers) apply_schedule(f, *inst.module, o.target);
+     }},
+    // Loops split where boundary reads stay inside their buffers (simplify then drops the checks).
+    {"partition_loops",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.partition_loops && o.target == ir::Target::Cpu) partition_loops(f);
+     }},
+    // pad/edge/mirror reads as selects and index clamps.
+    {"lower_boundaries", [](Func& f, const ir::Instance&, const LowerOptions&) { lower_boundaries(f); },
+     LirForm::NoBoundaries},
+    // Half-precision values computed in f32.
+    {"widen_half_precision",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.widen_half_precision) widen_half_precision(f, o.keep_half_temps);
+     }},
+    // f64 where f32 rounding would change integers or blow up: conversions, comparisons, sin/cos.
+    {"promote_to_f64",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.promote_to_f64) promote_to_f64(f);
+     }},
+    // Multi-dimensional accesses as flat row-major indices.
+    {"flatten_storage", [](Func& f, const ir::Instance&, const LowerOptions&) { flatten_storage(f); },
+     LirForm::FlatAccesses},
+    // Temps on the stack or in the declared scratch workspace.
+    {"plan_storage", [](Func& f, const ir::Instance&, const LowerOptions& o) { plan_storage(f, o.storage); }},
+    // Constant folding, bounds-based simplification, cheap division.
+    {"simplify",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.simplify) simplify(f);
+     }},
+};
+
+bool environment_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::string_view(v) == "1";
+}
+
+}  // namespace
+
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {
-      "lower_definitions", "lower_reductions", "apply_schedule",  "partition_loops", "lower_boundaries",
-      "widen_half_precision", "promote_to_f64", "flatten_storage", "plan_storage",  "simplify"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Pass& p : kPasses) out.emplace_back(p.name);
+    return out;
+  }();
   return names;
 }
 
@@ -26,37 +91,17 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   const std::string& stop = options.stop_after;
   if (!stop.empty() && std::find(pass_names().begin(), pass_names().end(), stop) == pass_names().end())
     throw std::invalid_argument("unknown lowering pass '" + stop + "'");
-
-  // Pure definitions and updates as loop nests; reductions and boundary reads still high-level.
-  Func f = lower_definitions(inst);
-  if (stop == "lower_definitions") return f;
-  // Reductions as scalar accumulators and their loops.
-  lower_reductions(f);
-  if (stop == "lower_reductions") return f;
-  // The module's schedule layer for the target: split, tile, reorder, fuse, parallel, ...
-  if (!options.schedule_target.empty()) apply_schedule(f, *inst.module, options.schedule_target);
-  if (stop == "apply_schedule") return f;
-  // Loops split where boundary reads stay inside their buffers (simplify then drops the checks).
-  const bool cpu_nest = options.schedule_target.empty() || options.schedule_target == "cpu";
-  if (options.partition_loops && cpu_nest) partition_loops(f);
-  if (stop == "partition_loops") return f;
-  // pad/edge/mirror reads as selects and index clamps.
-  lower_boundaries(f);
-  if (stop == "lower_boundaries") return f;
-  // Half-precision values computed in f32.
-  if (options.widen_half_precision) widen_half_precision(f, options.keep_half_temps);
-  if (stop == "widen_half_precision") return f;
-  // f64 where f32 rounding would change integers or blow up: conversions, comparisons, sin/cos.
-  if (options.promote_to_f64) promote_to_f64(f);
-  if (stop == "promote_to_f64") return f;
-  // Multi-dimensional accesses as flat row-major indices.
-  flatten_storage(f);
-  if (stop == "flatten_storage") return f;
-  // Temps on the stack or in the declared scratch workspace.
-  plan_storage(f, options.storage);
-  if (stop == "plan_storage") return f;
-  // Constant folding, bounds-based simplification, cheap division.
-  if (options.simplify) simplify(f);
+  const bool verify = options.verify || environment_flag("EKB_VERIFY_LIR");
+  const bool log = environment_flag("EKB_LOG_LIR");
+  Func f;
+  LirForm form = LirForm::None;
+  for (const Pass& pass : kPasses) {
+    pass.run(f, inst, options);
+    form = form | pass.establishes;
+    if (log) std::cerr << "lower: after " << pass.name << "\n" << to_string(f);
+    if (verify) verify_lir(f, form, pass.name);
+    if (pass.name == stop) break;
+  }
   return f;
 }
 

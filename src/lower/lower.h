@@ -1,11 +1,15 @@
 // The native compiler's lowering: a verified workload to a loop-IR function, ready for an emitter
-// (codegen/c_like_emitter.h). lower.cpp lists the passes in order; each is one .h/.cpp pair in
-// src/lower/ that can be run and tested alone.
+// (codegen/c_like_emitter.h). lower.cpp lists the passes in order, as data: one row per pass, its
+// name and its entry function; each is one .h/.cpp pair in src/lower/ that can be run and tested
+// alone. Where the rows are run, one place logs (EKB_LOG_LIR=1: each pass's name and the loop IR
+// after it, on stderr), stops (LowerOptions::stop_after) and checks the loop IR after every pass
+// (EKB_VERIFY_LIR=1 or LowerOptions::verify: lower/verify_lir.h; the test suite turns it on).
 #pragma once
 #include <string>
 #include <vector>
 
 #include "ir/instance.h"
+#include "ir/target.h"
 #include "lower/loop_ir.h"
 #include "lower/plan_storage.h"
 
@@ -23,15 +27,19 @@ struct LowerOptions {
   // Split cpu loops at the iterations where boundary reads stay inside their buffers
   // (partition_loops.h); gpu targets never do.
   bool partition_loops = true;
-  // Apply the module's schedule blocks for this target (and those without a target); empty
-  // ignores them (the default lowering of an IR solution's compute layer).
-  std::string schedule_target = "cpu";
+  // The target the kernel is lowered for.
+  ir::Target target = ir::Target::Cpu;
+  // Apply the module's schedule and memory blocks for `target` (and those without a target);
+  // false ignores them (the default lowering of an IR solution's compute layer).
+  bool apply_layers = true;
   StoragePlanOptions storage;
   // Stop after the pass of this name (for `ekb emit --lir` and tests); empty runs them all.
   std::string stop_after;
+  // Check the loop IR after every pass (lower/verify_lir.h), as EKB_VERIFY_LIR=1 does.
+  bool verify = false;
 };
 
-// The module's compute layer as a loop nest, with its schedule layer for options.schedule_target
+// The module's compute layer as a loop nest, with its schedule layer for options.target
 // applied (without one: the default lowering, a plain single-threaded loop nest). Throws
 // ScheduleError (lower/schedule_error.h) for a directive that cannot be applied.
 Func lower(const ir::Instance& inst, const LowerOptions& options = {});

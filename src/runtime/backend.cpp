@@ -53,18 +53,20 @@ Source Source::from_file(const std::string& path) {
   return Source{*lang, ss.str(), path};
 }
 
-std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
-  if (name == "cpu") return std::make_unique<CpuBackend>();
-  if (name == "cuda") return std::make_unique<CudaBackend>();  // throws when there is no CUDA device
-  if (name == "opencl") {  // throws when there is no OpenCL platform
-    OpenCLBackendOptions chosen;
-    chosen.device = opencl::device_from_environment();
-    if (options.platform) chosen.device.platform = *options.platform;
-    if (options.device) chosen.device.device = *options.device;
-    chosen.build_options = options.build_options.value_or(opencl::default_build_options());
-    return std::make_unique<OpenCLBackend>(chosen);
+std::unique_ptr<Backend> make_backend(ir::Target target, const BackendOptions& options) {
+  switch (target) {
+    case ir::Target::Cpu: return std::make_unique<CpuBackend>();
+    case ir::Target::Cuda: return std::make_unique<CudaBackend>();  // throws when there is no CUDA device
+    case ir::Target::OpenCL: {  // throws when there is no OpenCL platform
+      OpenCLBackendOptions chosen;
+      chosen.device = opencl::device_from_environment();
+      if (options.platform) chosen.device.platform = *options.platform;
+      if (options.device) chosen.device.device = *options.device;
+      chosen.build_options = options.build_options.value_or(opencl::default_build_options());
+      return std::make_unique<OpenCLBackend>(chosen);
+    }
   }
-  throw std::runtime_error("backend '" + std::string(name) + "' is not available (known: cpu, cuda, opencl)");
+  throw std::logic_error("make_backend: no backend for this target");
 }
 
 }  // namespace ekb::runtime

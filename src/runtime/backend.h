@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/target.h"
 #include "runtime/device_selection.h"
 
 namespace ekb::runtime {
@@ -65,7 +66,8 @@ struct DeviceInfo {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string_view name() const = 0;     // "cpu": also the worker's executor name
+  virtual ir::Target target() const = 0;  // also the worker's executor (make_executor)
+  std::string_view name() const { return ir::target_name(target()); }  // "cpu": for results and messages
   virtual const DeviceInfo& device_info() = 0;
   // Compiles (or finds in the cache) one source solution. Never throws for a bad source: a compiler
   // rejection is a CompileOutcome with ok == false. Throws only when the toolchain is unusable.
@@ -88,9 +90,8 @@ struct BackendOptions {
   std::optional<std::string> build_options;
 };
 
-// "cpu", "cuda" or "opencl", the last configured by `options`. Throws std::runtime_error naming the
-// known backends for anything else, and saying why for a backend that cannot run here (cuda
-// without a GPU, opencl without a platform).
-std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options = {});
+// The backend of a target, the opencl one configured by `options`. Throws std::runtime_error saying
+// why for a backend that cannot run here (cuda without a GPU, opencl without a platform).
+std::unique_ptr<Backend> make_backend(ir::Target target, const BackendOptions& options = {});
 
 }  // namespace ekb::runtime

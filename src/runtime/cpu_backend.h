@@ -28,7 +28,7 @@ struct CpuBackendOptions {
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(CpuBackendOptions options = {});
-  std::string_view name() const override { return "cpu"; }
+  ir::Target target() const override { return ir::Target::Cpu; }
   const DeviceInfo& device_info() override;
   CompileOutcome compile(const Source& source) override;
   bool accepts(Language l) const override { return l == Language::C || l == Language::Cpp; }

@@ -31,7 +31,7 @@ class CudaBackend final : public Backend {
  public:
   // Throws std::runtime_error saying why when no arch is given and there is no CUDA device.
   explicit CudaBackend(CudaBackendOptions options = {});
-  std::string_view name() const override { return "cuda"; }
+  ir::Target target() const override { return ir::Target::Cuda; }
   const DeviceInfo& device_info() override;
   CompileOutcome compile(const Source& source) override;
   bool accepts(Language l) const override { return l == Language::Cuda; }

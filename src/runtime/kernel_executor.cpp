@@ -8,12 +8,14 @@
 
 namespace ekb::runtime {
 
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir,
+std::unique_ptr<KernelExecutor> make_executor(ir::Target target, const std::string& private_dir,
                                               const DeviceSelection& device) {
-  if (backend == "cpu") return std::make_unique<CpuExecutor>();
-  if (backend == "cuda") return std::make_unique<CudaExecutor>();
-  if (backend == "opencl") return std::make_unique<OpenCLExecutor>(private_dir, device);
-  throw ExecutorError("no worker executor for backend '" + std::string(backend) + "'");
+  switch (target) {
+    case ir::Target::Cpu: return std::make_unique<CpuExecutor>();
+    case ir::Target::Cuda: return std::make_unique<CudaExecutor>();
+    case ir::Target::OpenCL: return std::make_unique<OpenCLExecutor>(private_dir, device);
+  }
+  throw ExecutorError("no worker executor for this target");
 }
 
 }  // namespace ekb::runtime

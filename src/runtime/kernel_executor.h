@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/target.h"
 #include "runtime/device_selection.h"
 #include "runtime/error_kind.h"
 
@@ -66,10 +67,10 @@ class KernelExecutor {
   virtual void unload(int slot) = 0;
 };
 
-// The executor of a backend ("cpu", "cuda", "opencl"); throws ExecutorError for an unknown one, or
-// one that cannot run here (no CUDA device, no OpenCL platform). `private_dir` is the worker's own
-// scratch directory (a driver's kernel cache may go there); `device` the one the backend chose.
-std::unique_ptr<KernelExecutor> make_executor(std::string_view backend, const std::string& private_dir = "",
+// The executor of a target's backend; throws ExecutorError for one that cannot run here (no CUDA
+// device, no OpenCL platform). `private_dir` is the worker's own scratch directory (a driver's
+// kernel cache may go there); `device` the one the backend chose.
+std::unique_ptr<KernelExecutor> make_executor(ir::Target target, const std::string& private_dir = "",
                                               const DeviceSelection& device = {});
 
 }  // namespace ekb::runtime

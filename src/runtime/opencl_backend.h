@@ -30,7 +30,7 @@ class OpenCLBackend final : public Backend {
  public:
   // Throws std::runtime_error saying why when there is no OpenCL platform or no such device.
   explicit OpenCLBackend(OpenCLBackendOptions options = {});
-  std::string_view name() const override { return "opencl"; }
+  ir::Target target() const override { return ir::Target::OpenCL; }
   const DeviceInfo& device_info() override { return info_; }
   CompileOutcome compile(const Source& source) override;
   bool accepts(Language l) const override { return l == Language::OpenCL; }

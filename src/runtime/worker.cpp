@@ -117,7 +117,7 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
   // then.
   const pid_t parent = ::getpid();
   std::vector<std::string> argv_s = {
-      options_.executable, "worker", "--fd", "3", "--backend", options_.backend,
+      options_.executable, "worker", "--fd", "3", "--backend", std::string(ir::target_name(options_.backend)),
       "--scratch", scratch_dir_, "--memory-limit", std::to_string(options_.memory_limit_bytes),
       "--file-limit", std::to_string(options_.file_size_limit_bytes),
       "--parent-pid", std::to_string(parent)};

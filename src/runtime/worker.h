@@ -24,7 +24,7 @@
 namespace ekb::runtime {
 
 struct WorkerOptions {
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;       // whose executor runs the kernels
   DeviceSelection device;                     // the backend's worker_device(), passed on its command line
   std::string executable;                     // empty: default_worker_executable()
   uint64_t memory_limit_bytes = 8ull << 30;   // address space of the whole worker

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "ir/target.h"
 #include "runtime/device_selection.h"
 #include "runtime/sandbox.h"
 
@@ -11,7 +12,7 @@ namespace ekb::runtime {
 
 struct WorkerConfig {
   int socket_fd = 3;
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;
   DeviceSelection device;  // where the executor runs kernels: the backend's choice
   SandboxConfig sandbox;
 };

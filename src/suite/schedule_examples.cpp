@@ -45,8 +45,8 @@ int similarity(const Suite& suite, const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::string default_schedule_examples_dir(std::string_view backend) {
-  return std::string(EKB_SOURCE_DIR) + (backend == "cpu" ? "/examples/schedules-cpu" : "/examples/schedules-cuda");
+std::string default_schedule_examples_dir(ir::Target target) {
+  return std::string(EKB_SOURCE_DIR) + (ir::is_gpu(target) ? "/examples/schedules-cuda" : "/examples/schedules-cpu");
 }
 
 std::optional<ScheduleExample> find_schedule_example(const Suite& suite, const std::string& workload,

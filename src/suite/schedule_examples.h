@@ -4,8 +4,8 @@
 #pragma once
 #include <optional>
 #include <string>
-#include <string_view>
 
+#include "ir/target.h"
 #include "suite/suite.h"
 
 namespace ekb::suite {
@@ -18,7 +18,7 @@ struct ScheduleExample {
 
 // The examples in the source tree: <repository>/examples/schedules-cpu, or for a gpu backend
 // (cuda, opencl) examples/schedules-cuda.
-std::string default_schedule_examples_dir(std::string_view backend = "cpu");
+std::string default_schedule_examples_dir(ir::Target target = ir::Target::Cpu);
 
 // The example for `workload` (PATTERN/WORKLOAD) in `dir`: its pattern's WORKLOAD.ekb, else its
 // all.ekb; without either, the example of the most similar pattern (same operator name in another

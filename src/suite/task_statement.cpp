@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "codegen/signature.h"
+#include "codegen/target.h"
 #include "ir/printer.h"
 #include "suite/tolerance.h"
 
@@ -10,7 +11,7 @@ namespace ekb::suite {
 
 namespace {
 
-using codegen::Target;
+using ir::Target;
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
@@ -112,7 +113,7 @@ std::string task_statement(const WorkloadEntry& w, const ir::Instance& inst, Tar
 
   std::string out;
   out += fmt::format("# Task: a fast {} kernel for `{}` on the `{}` backend\n\n",
-                     codegen::source_language(target), w.full_name(), codegen::target_name(target));
+                     codegen::source_language(target), w.full_name(), ir::target_name(target));
   out += "## What to compute\n\n";
   if (!p.summary.empty()) out += p.summary + "\n";
   out += fmt::format("Origin: {}.\n\n", p.source);

@@ -3,12 +3,12 @@
 #pragma once
 #include <string>
 
-#include "codegen/target.h"
+#include "ir/target.h"
 #include "ir/instance.h"
 #include "suite/suite.h"
 
 namespace ekb::suite {
 
-std::string task_statement(const WorkloadEntry& w, const ir::Instance& inst, codegen::Target target);
+std::string task_statement(const WorkloadEntry& w, const ir::Instance& inst, ir::Target target);
 
 }  // namespace ekb::suite

@@ -69,11 +69,11 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-std::string solution_extension(codegen::Target target, const std::string& language) {
+std::string solution_extension(ir::Target target, const std::string& language) {
   switch (target) {
-    case codegen::Target::Cuda: return ".cu";
-    case codegen::Target::OpenCL: return ".cl";
-    case codegen::Target::Cpu: return language == "cpp" ? ".cpp" : ".c";
+    case ir::Target::Cuda: return ".cu";
+    case ir::Target::OpenCL: return ".cl";
+    case ir::Target::Cpu: return language == "cpp" ? ".cpp" : ".c";
   }
   return ".c";
 }
@@ -89,21 +89,21 @@ std::vector<std::string> argument_names(const ir::Instance& inst) {
 
 // The starting file: the exact signature with an empty body. It compiles and computes nothing
 // (the harness reports its outputs as unwritten), so it gives away nothing of the answer.
-std::string skeleton(const ir::Instance& inst, codegen::Target target, const std::string& language,
+std::string skeleton(const ir::Instance& inst, ir::Target target, const std::string& language,
                      const std::string& workload) {
   std::string signature = codegen::kernel_signature(inst, target);
   if (!signature.empty() && signature.back() == ';') signature.pop_back();
   const std::string todo = "  // TODO: write every element of every output (TASK.md says what to compute).\n";
   switch (target) {
-    case codegen::Target::Cpu:
+    case ir::Target::Cpu:
       return fmt::format(
           "// {} on cpu. The harness includes ekb_abi.h before this file; `./check` tests and times it.\n"
           "#include <stdint.h>\n\n{}{} {{\n{}}}\n",
           workload, language == "cpp" ? "extern \"C\" " : "", signature, todo);
-    case codegen::Target::Cuda:
+    case ir::Target::Cuda:
       return fmt::format("// {} on cuda. `./check` tests and times it.\n#include <cuda_runtime.h>\n\n{} {{\n{}}}\n",
                          workload, signature, todo);
-    case codegen::Target::OpenCL: {
+    case ir::Target::OpenCL: {
       // "/* kernel arguments, by name */ (ARGS)" -> a kernel taking them, and its launch line.
       std::string args = signature.substr(signature.find('('));
       std::string names;
@@ -117,8 +117,8 @@ std::string skeleton(const ir::Instance& inst, codegen::Target target, const std
   return "";
 }
 
-std::string readme(const suite::WorkloadEntry& w, const std::string& backend, const std::string& solution_file) {
-  std::string abi = backend == "cpu" ? "- `ekb_abi.h`: the kernel ABI header the harness includes before your code.\n" : "";
+std::string readme(const suite::WorkloadEntry& w, ir::Target target, const std::string& solution_file) {
+  std::string abi = target == ir::Target::Cpu ? "- `ekb_abi.h`: the kernel ABI header the harness includes before your code.\n" : "";
   return fmt::format(
       "# EdgeKernelBench task: `{0}` on `{1}`\n\n"
       "Make `{2}` a correct and fast kernel for the task in `TASK.md`.\n\n"
@@ -140,11 +140,11 @@ std::string readme(const suite::WorkloadEntry& w, const std::string& backend, co
       "- Only `{2}` is collected at the end; other files you create here are ignored.\n"
       "- The kernel runs in a sandbox: no files, network, processes or threads that outlive a call.\n"
       "- Leave `.ekb/` alone: it is the harness's state.\n",
-      w.full_name(), backend, solution_file, abi);
+      w.full_name(), ir::target_name(target), solution_file, abi);
 }
 
 // The statement `ekb prompt` prints, with its last section asking for a file instead of a reply.
-std::string workspace_statement(const suite::WorkloadEntry& w, const ir::Instance& inst, codegen::Target target,
+std::string workspace_statement(const suite::WorkloadEntry& w, const ir::Instance& inst, ir::Target target,
                                 const std::string& solution_file) {
   std::string statement = suite::task_statement(w, inst, target);
   const size_t answer = statement.rfind("## Answer");
@@ -294,10 +294,9 @@ int next_free_sample(const fs::path& pattern_dir, const std::string& workload_na
 }  // namespace
 
 WorkspaceInfo create_workspace(const suite::WorkloadEntry& w, const CreateOptions& opt) {
-  auto target = codegen::parse_target(opt.backend);
-  if (!target) throw std::invalid_argument("unknown backend '" + opt.backend + "' (cpu, cuda, opencl)");
+  const ir::Target target = opt.backend;
   if (opt.language != "c" && opt.language != "cpp") throw std::invalid_argument("--lang must be c or cpp");
-  if (opt.language == "cpp" && *target != codegen::Target::Cpu)
+  if (opt.language == "cpp" && target != ir::Target::Cpu)
     throw std::invalid_argument("--lang cpp is for the cpu backend");
   std::error_code ec;
   if (fs::exists(opt.dir, ec) && !(fs::is_directory(opt.dir, ec) && fs::is_empty(opt.dir, ec)))
@@ -309,20 +308,20 @@ WorkspaceInfo create_workspace(const suite::WorkloadEntry& w, const CreateOption
   WorkspaceInfo info;
   info.id = random_id();
   info.workload = w.full_name();
-  info.backend = opt.backend;
-  info.solution_file = "solution" + solution_extension(*target, opt.language);
+  info.backend = std::string(ir::target_name(target));
+  info.solution_file = "solution" + solution_extension(target, opt.language);
   info.created = eval::utc_timestamp_now();
   info.created_unix_s = unix_now();
   info.suite_dir = opt.suite_dir;
 
-  const std::string statement = workspace_statement(w, inst, *target, info.solution_file);
-  const std::string start = skeleton(inst, *target, opt.language, w.full_name());
+  const std::string statement = workspace_statement(w, inst, target, info.solution_file);
+  const std::string start = skeleton(inst, target, opt.language, w.full_name());
   info.prompt_hash = runtime::content_key({statement});
   info.skeleton_hash = runtime::content_key({start});
   write_text(dir / "TASK.md", statement);
   write_text(dir / info.solution_file, start);
-  write_text(dir / "README.md", readme(w, opt.backend, info.solution_file));
-  if (*target == codegen::Target::Cpu) write_text(dir / "ekb_abi.h", read_text(runtime::abi_header_path()));
+  write_text(dir / "README.md", readme(w, target, info.solution_file));
+  if (target == ir::Target::Cpu) write_text(dir / "ekb_abi.h", read_text(runtime::abi_header_path()));
   std::string suite_option = opt.suite_dir.empty() ? "" : " --suite " + shell_quote(opt.suite_dir);
   write_text(dir / "check",
              fmt::format("#!/bin/sh\n# Compiles, tests and times {} with EdgeKernelBench's harness (README.md).\n"
@@ -402,7 +401,7 @@ CheckLedger read_ledger(const WorkspaceInfo& info, const std::string& dir) {
 eval::CandidateResult check_solution(const suite::WorkloadEntry& w, const WorkspaceInfo& info, const std::string& dir,
                                      bool timing, uint64_t seed) {
   ir::Instance inst = suite::bind_workload(w);
-  std::unique_ptr<runtime::Backend> backend = runtime::make_backend(info.backend);
+  std::unique_ptr<runtime::Backend> backend = runtime::make_backend(ir::target_from_name(info.backend));
   // No reference cache: inputs come from a fresh seed on every call, so nothing would be reused.
   eval::WorkloadReference reference(inst, seed, nullptr);
   eval::CandidateRef c;
@@ -411,7 +410,7 @@ eval::CandidateResult check_solution(const suite::WorkloadEntry& w, const Worksp
   c.path = (fs::path(dir) / info.solution_file).string();
   eval::EvalOptions options;
   options.time = timing;
-  const runtime::Source baseline = eval::native_baseline_source(inst, backend->name());
+  const runtime::Source baseline = eval::native_baseline_source(inst, backend->target());
   return eval::evaluate_candidate(*backend, reference, baseline, c, options);
 }
 

@@ -14,6 +14,7 @@
 
 #include "eval/result.h"
 #include "eval/solution_meta.h"
+#include "ir/target.h"
 #include "suite/suite.h"
 
 namespace ekb::workspace {
@@ -33,7 +34,7 @@ struct WorkspaceInfo {
 
 struct CreateOptions {
   std::string dir;
-  std::string backend = "cpu";
+  ir::Target backend = ir::Target::Cpu;
   std::string language = "c";  // cpu only: "c" or "cpp"
   std::string ekb_path;        // absolute path of the ekb the check script calls
   std::string suite_dir;       // passed on to the check script when not empty

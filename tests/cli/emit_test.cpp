@@ -86,4 +86,17 @@ TEST(CliEmit, IllegalScheduleIsAnErrorWithItsLocation) {
   EXPECT_TRUE(contains(r.err, "has no loop 'q'")) << r.err;
 }
 
+// EKB_LOG_LIR=1: each pass's name and the loop IR after it, on stderr, in pipeline order.
+TEST(CliEmit, LoweringLogsEveryPassWhenAsked) {
+  ::setenv("EKB_LOG_LIR", "1", 1);
+  Result r = ekb("emit nn.softmax/kws_1x12 --lir");
+  ::unsetenv("EKB_LOG_LIR");
+  ASSERT_EQ(r.code, 0) << r.err;
+  size_t first = r.err.find("lower: after lower_definitions\n"), last = r.err.find("lower: after simplify\n");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  ASSERT_NE(last, std::string::npos) << r.err;
+  EXPECT_LT(first, last);
+  EXPECT_TRUE(contains(r.err, "func ekb_main(")) << r.err;
+}
+
 }  // namespace

@@ -24,7 +24,7 @@ constexpr double kMaxMflop = 10;
 const std::vector<eval::CandidateRef>& scheduled_candidates() {
   static const std::vector<eval::CandidateRef> candidates = [] {
     std::vector<eval::CandidateRef> out;
-    for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, testing::embedded_suite().workloads(), "cpu")) {
+    for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, testing::embedded_suite().workloads(), ir::Target::Cpu)) {
       if (c.missing()) continue;
       const ir::CostFacts cost = ir::compute_cost(suite::bind_workload(c.workload));
       if (cost.ops() <= kMaxMflop * 1e6) out.push_back(c);
@@ -48,8 +48,8 @@ TEST_P(CpuSchedules, AreCorrectUnderTheFullProtocol) {
   for (const eval::CandidateRef& c : scheduled_candidates())
     if (c.workload.full_name() == GetParam()) candidate = c;
   ASSERT_FALSE(candidate.missing()) << GetParam();
-  runtime::Source scheduled = eval::candidate_source(candidate, ref.instance(), "cpu");
-  runtime::Source native = eval::native_baseline_source(ref.instance(), "cpu");
+  runtime::Source scheduled = eval::candidate_source(candidate, ref.instance(), ir::Target::Cpu);
+  runtime::Source native = eval::native_baseline_source(ref.instance(), ir::Target::Cpu);
   eval::EvalOptions options = ekb::testing::fast_options();
   options.time = false;
   options.call_timeout_s = 30;

@@ -141,8 +141,8 @@ TEST(GpuScheduleProperty, RandomSchedulesAreRefusedOrCorrectOnAnOpenCLDevice) {
     c.solution = "nn.t/w.ekb";
     c.path = path;
     eval::WorkloadReference ref(*loaded.inst);
-    runtime::Source scheduled = eval::candidate_source(c, *loaded.inst, "opencl");
-    runtime::Source native = eval::native_baseline_source(*loaded.inst, "opencl");
+    runtime::Source scheduled = eval::candidate_source(c, *loaded.inst, ir::Target::OpenCL);
+    runtime::Source native = eval::native_baseline_source(*loaded.inst, ir::Target::OpenCL);
     eval::EvalOptions options = ekb::testing::fast_options();
     options.time = false;
     options.call_timeout_s = 60;

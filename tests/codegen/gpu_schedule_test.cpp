@@ -26,7 +26,7 @@ const std::string kScheduleDir = EKB_SOURCE_DIR "/examples/schedules-cuda";
 // Every suite workload a file in kScheduleDir solves, as "PATTERN/WORKLOAD".
 std::vector<std::string> scheduled_workloads() {
   std::vector<std::string> names;
-  for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, testing::embedded_suite().workloads(), "cuda"))
+  for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, testing::embedded_suite().workloads(), ir::Target::Cuda))
     if (!c.missing()) names.push_back(c.workload.full_name());
   return names;
 }
@@ -34,7 +34,7 @@ std::vector<std::string> scheduled_workloads() {
 eval::CandidateRef candidate(const std::string& workload) {
   auto w = testing::embedded_suite().find_workload(workload);
   EXPECT_TRUE(w.has_value()) << workload;
-  for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, {*w}, "cuda"))
+  for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, {*w}, ir::Target::Cuda))
     if (!c.missing()) return c;
   ADD_FAILURE() << "no schedule for " << workload;
   return {};
@@ -44,9 +44,9 @@ class GpuSchedules : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuSchedules, CudaCompilesForSm90AndOpenCLIsEmitted) {
   ir::Instance inst = suite::bind_workload(*testing::embedded_suite().find_workload(GetParam()));
-  runtime::Source cuda = eval::candidate_source(candidate(GetParam()), inst, "cuda");
+  runtime::Source cuda = eval::candidate_source(candidate(GetParam()), inst, ir::Target::Cuda);
   EXPECT_NE(cuda.text.find("<<<dim3("), std::string::npos) << "no kernel of the schedule:\n" << cuda.text;
-  runtime::Source cl = eval::candidate_source(candidate(GetParam()), inst, "opencl");
+  runtime::Source cl = eval::candidate_source(candidate(GetParam()), inst, ir::Target::OpenCL);
   EXPECT_NE(cl.text.find("get_local_id(0)"), std::string::npos) << cl.text;
 
   std::string tool;
@@ -63,8 +63,8 @@ TEST_P(GpuSchedules, MicroWorkloadsAreCorrectOnAnOpenCLDevice) {
   runtime::OpenCLBackend* cl = ekb::testing::test_opencl_backend(&why);
   if (!cl) GTEST_SKIP() << "no OpenCL device: " << why;
   eval::WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(GetParam());
-  runtime::Source scheduled = eval::candidate_source(candidate(GetParam()), ref.instance(), "opencl");
-  runtime::Source native = eval::native_baseline_source(ref.instance(), "opencl");
+  runtime::Source scheduled = eval::candidate_source(candidate(GetParam()), ref.instance(), ir::Target::OpenCL);
+  runtime::Source native = eval::native_baseline_source(ref.instance(), ir::Target::OpenCL);
   eval::EvalOptions options = ekb::testing::fast_options();
   options.time = false;
   options.call_timeout_s = 60;
@@ -83,7 +83,7 @@ TEST(GpuEmitterScheduled, GemmKernelInCudaAndOpenCL) {
   eval::CandidateRef all = candidate(workload);
   all.solution = "linalg.gemm/all.ekb";
   all.path = kScheduleDir + "/" + all.solution;
-  std::string cuda = eval::candidate_source(all, inst, "cuda").text;
+  std::string cuda = eval::candidate_source(all, inst, ir::Target::Cuda).text;
   // Shared panels declared at the kernel's top, copied by all 256 threads, between barriers; the
   // register tile a local array; the launch from the bound loops (200 x 220 in 128 x 128 tiles).
   EXPECT_NE(cuda.find("__shared__ __align__(16) float As[1024];"), std::string::npos) << cuda;
@@ -101,7 +101,7 @@ TEST(GpuEmitterScheduled, GemmKernelInCudaAndOpenCL) {
   EXPECT_EQ(cuda.find("&B["), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("<<<dim3(2, 2, 1), dim3(16, 16, 1), 0, stream>>>"), std::string::npos) << cuda;
 
-  std::string cl = eval::candidate_source(all, inst, "opencl").text;
+  std::string cl = eval::candidate_source(all, inst, ir::Target::OpenCL).text;
   EXPECT_NE(cl.find("(*(__global const float4*)&A["), std::string::npos) << cl;
   EXPECT_NE(cl.find("__local float As[1024] __attribute__((aligned(16)));"), std::string::npos) << cl;
   EXPECT_NE(cl.find("barrier(CLK_LOCAL_MEM_FENCE);"), std::string::npos) << cl;
@@ -118,7 +118,7 @@ size_t occurrences(const std::string& text, const std::string& what) {
 TEST(GpuEmitterScheduled, SoftmaxIsOneKernelWithCooperativeReductions) {
   const std::string workload = "nn.softmax/mbert_128x512";
   ir::Instance inst = suite::bind_workload(*testing::embedded_suite().find_workload(workload));
-  std::string cuda = eval::candidate_source(candidate(workload), inst, "cuda").text;
+  std::string cuda = eval::candidate_source(candidate(workload), inst, ir::Target::Cuda).text;
   // One kernel: a block of 128 threads per row, the row in shared memory, the max and the sum
   // combined by warp shuffles (4 warps: a slot per warp, a barrier, then the warps' totals by a
   // butterfly over all 32 lanes, the lanes past the 4th holding the identity, so that every lane
@@ -131,7 +131,7 @@ TEST(GpuEmitterScheduled, SoftmaxIsOneKernelWithCooperativeReductions) {
 
   // OpenCL: the same shuffles through inline PTX where NVIDIA's compiler builds it, else a tree
   // over 128 slots per reduction (7 halving steps, each followed by a barrier).
-  std::string cl = eval::candidate_source(candidate(workload), inst, "opencl").text;
+  std::string cl = eval::candidate_source(candidate(workload), inst, ir::Target::OpenCL).text;
   EXPECT_EQ(occurrences(cl, "__kernel"), 1u) << cl;
   EXPECT_EQ(occurrences(cl, "as_float(ekb_shfl_xor(as_uint("), 2u * (5 + 5)) << cl;
   EXPECT_EQ(occurrences(cl, "#if defined(EKB_NV_WARP_SHUFFLE)"), 2u) << cl;
@@ -164,7 +164,7 @@ TEST(GpuEmitterScheduled, DoubleBufferedGemmAlternatesPanelsAndCompiles) {
   eval::CandidateRef c = candidate(workload);
   c.solution = "linalg.gemm/all.ekb";
   c.path = (dir / "linalg.gemm" / "all.ekb").string();
-  std::string cuda = eval::candidate_source(c, inst, "cuda").text;
+  std::string cuda = eval::candidate_source(c, inst, ir::Target::Cuda).text;
   std::filesystem::remove_all(dir);
   // Twice the panels; a barrier in the first step's prologue and one ending each step.
   EXPECT_NE(cuda.find("__shared__ __align__(16) float As[2048];"), std::string::npos) << cuda;

@@ -27,7 +27,7 @@ TEST_P(OpenCLSuite, DefaultLoweringIsCorrectOnTheDevice) {
   runtime::OpenCLBackend* cl = ekb::testing::test_opencl_backend(&why);
   if (!cl) GTEST_SKIP() << "no OpenCL device: " << why;
   eval::WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(GetParam());
-  runtime::Source native = eval::native_baseline_source(ref.instance(), "opencl");
+  runtime::Source native = eval::native_baseline_source(ref.instance(), ir::Target::OpenCL);
   eval::EvalOptions options = ekb::testing::fast_options();
   options.time = false;
   options.call_timeout_s = 60;  // a sequential stage runs on one work-item of a CPU device

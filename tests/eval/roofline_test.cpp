@@ -108,7 +108,7 @@ TEST(Calibration, OlderCpuMethodIsNotCurrent) {
   old.backend = "cpu";
   old.details = {{"threads", 2}};
   EXPECT_FALSE(is_current(old));
-  old.details["method"] = calibration_method("cpu");
+  old.details["method"] = calibration_method(ir::Target::Cpu);
   EXPECT_TRUE(is_current(old));
   Calibration gpu;
   gpu.backend = "cuda";

@@ -61,8 +61,8 @@ class SolutionSetMeta : public ::testing::Test {
   void write(const std::string& file, const std::string& text) {
     std::ofstream(dir_ / "audio.preemphasis" / file) << text;
   }
-  std::vector<CandidateRef> find(std::string_view backend = "cpu") {
-    return find_candidates(dir_.string(), selected_, backend);
+  std::vector<CandidateRef> find(ir::Target target = ir::Target::Cpu) {
+    return find_candidates(dir_.string(), selected_, target);
   }
   fs::path dir_;
   suite::Suite suite_ = suite::Suite::load();
@@ -104,10 +104,10 @@ TEST_F(SolutionSetMeta, SampleZeroMetadataAndGaps) {
 
 TEST_F(SolutionSetMeta, MetadataForAnotherBackendIsIgnored) {
   write("kws_frame_480.s0.meta.json", R"({"status":"no_code","backend":"cuda"})");
-  auto c = find("cpu");
+  auto c = find(ir::Target::Cpu);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_TRUE(c[0].missing());
-  EXPECT_TRUE(find("cuda")[0].failed_generation());
+  EXPECT_TRUE(find(ir::Target::Cuda)[0].failed_generation());
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ class SolutionSetTypes : public ::testing::Test {
   std::vector<CandidateRef> find(const std::vector<std::string>& names) {
     std::vector<suite::WorkloadEntry> selected;
     for (const auto& n : names) selected.push_back(workload(n));
-    return find_candidates(dir_.string(), selected, "cpu");
+    return find_candidates(dir_.string(), selected, ir::Target::Cpu);
   }
   runtime::CompileOutcome compile(const std::string& file, const std::string& workload_name) {
     CandidateRef c;
@@ -53,7 +53,7 @@ class SolutionSetTypes : public ::testing::Test {
     c.solution = file;
     c.path = (dir_ / "linalg.gemm" / file).string();
     ir::Instance inst = suite::bind_workload(c.workload);
-    return ekb::testing::test_backend().compile(candidate_source(c, inst, "cpu"));
+    return ekb::testing::test_backend().compile(candidate_source(c, inst, ir::Target::Cpu));
   }
   fs::path dir_;
   suite::Suite suite_ = suite::Suite::load();

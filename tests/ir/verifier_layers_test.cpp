@@ -52,8 +52,9 @@ memory cpu {
   layout(B, pack(1, 8))
   layout(A, order(1, 0))
   layout(As, order(1, 0))
-  double_buffer(As)
   align(Cl, 64)
+  nontemporal(C)
+  prefetch(C, f, B, 256, lines=4)
 }
 schedule gpu {
   tile(C, i, j, 16, 16, io, jo, ii, ji)
@@ -62,6 +63,10 @@ schedule gpu {
   bind(C, ii, thread.x)
   compute_inline(P)
   compute_root(P)
+}
+memory gpu {
+  cache_read(B, C, io, shared, Bs)
+  double_buffer(Bs)
 }
 )");
   auto c = check(src);
@@ -85,6 +90,17 @@ struct LayerCase {
   std::string message;
   std::string hint;
 };
+
+// Each case's block alone after kMatmul gives exactly its error, where its needle is.
+void expect_only_errors(const std::vector<LayerCase>& cases) {
+  for (const auto& lc : cases) {
+    std::string src = with(lc.block + "\n");
+    // Needles are searched after the pattern so that they do not match its text.
+    SourceLoc loc = at(src, lc.needle, 0, kMatmul.size());
+    ASSERT_NE(loc.line, 0) << lc.needle;
+    EXPECT_TRUE(only_error(check(src), loc, lc.message, lc.hint)) << lc.block;
+  }
+}
 
 TEST(Layers, DirectiveErrors) {
   const std::vector<LayerCase> cases = {
@@ -132,13 +148,47 @@ TEST(Layers, DirectiveErrors) {
       {"schedule cpu {\n  split(C, i, 32, io, ii)\n}\nmemory gpu {\n  cache_write(C, io, local, Cl)\n}", "io, local",
        "stage 'C' has no loop 'io'", ""},
   };
-  for (const auto& lc : cases) {
-    std::string src = with(lc.block + "\n");
-    // Needles are searched after the pattern so that they do not match its text.
-    SourceLoc loc = at(src, lc.needle, 0, kMatmul.size());
-    ASSERT_NE(loc.line, 0) << lc.needle;
-    EXPECT_TRUE(only_error(check(src), loc, lc.message, lc.hint)) << lc.block;
-  }
+  expect_only_errors(cases);
+}
+
+// A `cpu` or `gpu` block holds only directives with a meaning on its target (the directive table's
+// targets); a block without a target may hold any, and lowering refuses them per target.
+TEST(Layers, DirectivesWithoutAMeaningOnTheBlocksTargetAreErrors) {
+  const std::vector<LayerCase> cases = {
+      {"schedule cpu {\n  bind(C, i, block.x)\n}", "bind", "bind maps loops to GPU blocks and threads; it has no meaning on cpu",
+       "schedule gpu"},
+      {"schedule gpu {\n  parallel(C, i)\n}", "parallel", "parallel runs a loop on cpu threads; it has no meaning on gpu",
+       "bind the loop"},
+      {"schedule gpu {\n  pipeline(C.update(0), i, C, i)\n}", "pipeline", "it has no meaning on gpu", ""},
+      {"memory cpu {\n  cache_read(A, C, i, tile, As)\n  double_buffer(As)\n}", "double_buffer",
+       "double_buffer applies to gpu shared memory", ""},
+      {"memory gpu {\n  nontemporal(C)\n}", "nontemporal", "nontemporal applies to cpu stores", ""},
+      {"memory gpu {\n  prefetch(C, i, A, 64)\n}", "prefetch", "prefetch applies to cpu loops", ""},
+  };
+  expect_only_errors(cases);
+  auto c = check(with("schedule {\n  parallel(C, i)\n  bind(C, j, thread.x)\n}\nmemory {\n  nontemporal(C)\n}\n"));
+  EXPECT_TRUE(c.ok) << c.text;
+}
+
+// Arguments are checked by their kind in the table, for every directive alike.
+TEST(Layers, ArgumentsAreCheckedByKind) {
+  const std::vector<LayerCase> cases = {
+      {"memory cpu {\n  prefetch(C, q, A, 64)\n}", "q,", "stage 'C' has no loop 'q'", ""},
+      {"memory cpu {\n  prefetch(C, i, A, 64, lines=65)\n}", "lines", "the lines of a prefetch must be a whole number",
+       ""},
+      {"memory cpu {\n  prefetch(C, i, A, 64, tail=guard)\n}", "tail", "'prefetch' has no argument 'tail'",
+       "lines=N"},
+      {"schedule cpu {\n  tile(C, i, j, 8, 0, io, jo, ii, ji)\n}", "0, io", "the y factor of 'tile' must be a positive integer",
+       ""},
+      {"schedule cpu {\n  tile(C, i, i, 8, 8, io, jo, ii, ji)\n}", "i, 8", "loop 'i' is listed twice", ""},
+      {"schedule cpu {\n  compute_inline(P)\n  compute_inline(C)\n}", "C)", "output 'C' cannot be inlined", ""},
+      {"schedule cpu {\n  rfactor(C, k, P)\n}", "P)", "'P' already names a stage", ""},
+      {"schedule cpu {\n  reorder(C, i)\n}", "reorder", "'reorder' takes a stage and at least two loops, found 2 arguments",
+       "reorder(stage, loop, ...)"},
+      {"schedule cpu {\n  compute_root(P, C)\n}", "compute_root", "'compute_root' takes 1 argument, found 2",
+       "compute_root(producer)"},
+  };
+  expect_only_errors(cases);
 }
 
 // The copy nests of a cache form a stage named after it (loops c0, c1, ...) that later schedule
@@ -152,7 +202,7 @@ TEST(Layers, CacheCopyNestsAreAStage) {
 
 TEST(Layers, MemoryUsesTheSameTargetsScheduleLoops) {
   std::string src = with("schedule cpu {\n  split(C, i, 32, io, ii)\n}\nmemory cpu {\n  cache_write(C, io, local, Cl)\n"
-                         "  cache_read(A, C, ii, shared, As)\n  double_buffer(As)\n}\nschedule cpu {\n  compute_at(As, C, io)\n}\n");
+                         "  cache_read(A, C, ii, tile, As)\n  align(As, 64)\n}\nschedule cpu {\n  compute_at(As, C, io)\n}\n");
   auto c = check(src);
   EXPECT_TRUE(c.ok) << c.text;
 }

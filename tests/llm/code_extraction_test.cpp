@@ -6,7 +6,7 @@
 
 namespace {
 
-using ekb::codegen::Target;
+using ekb::ir::Target;
 using ekb::llm::extract_code;
 using ekb::llm::fenced_blocks;
 

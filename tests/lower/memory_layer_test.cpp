@@ -28,7 +28,7 @@ std::string gpu_schedule_error(const std::string& text) {
   auto l = ir::testing::load(text);
   if (!l.inst) return "verifier: " + l.diags;
   LowerOptions o;
-  o.schedule_target = "cuda";
+  o.target = ir::Target::Cuda;
   try {
     lower(*l.inst, o);
   } catch (const ScheduleError& e) {

@@ -25,7 +25,7 @@ std::string gpu_text(const std::string& body, const std::string& workload, const
 
 LowerOptions gpu_options(const std::string& stop = "") {
   LowerOptions o;
-  o.schedule_target = "cuda";
+  o.target = ir::Target::Cuda;
   o.storage.max_stack_bytes = 0;
   o.stop_after = stop;
   return o;
@@ -79,12 +79,12 @@ TEST(ScheduleBind, LoopsBecomeBlocksAndThreads) {
 
 TEST(ScheduleBind, ScheduleGpuAppliesToEveryGpuBackendAndNotToCpu) {
   std::string text = gpu_text(kScale, "M = 6, N = 8", "bind(y, i, block.x)\n  bind(y, j, thread.x)");
-  for (const char* target : {"cuda", "opencl"}) {
+  for (ir::Target target : {ir::Target::Cuda, ir::Target::OpenCL}) {
     auto l = ir::testing::load(text);
     ASSERT_TRUE(l.inst) << l.diags;
     LowerOptions o = gpu_options("apply_schedule");
-    o.schedule_target = target;
-    EXPECT_NE(to_string(*lower(*l.inst, o).body).find("gpu_thread.x"), std::string::npos) << target;
+    o.target = target;
+    EXPECT_NE(to_string(*lower(*l.inst, o).body).find("gpu_thread.x"), std::string::npos) << ir::target_name(target);
   }
   EXPECT_EQ(testing::scheduled_lir(text).find("gpu_"),
             std::string::npos);  // cpu ignores `schedule gpu`

@@ -29,8 +29,8 @@ TEST(CudaBackend, WithoutADeviceSaysSoPlainly) {
   std::string why = no_device_reason();
   if (why.empty()) GTEST_SKIP() << "a CUDA device is present";
   try {
-    make_backend("cuda");
-    FAIL() << "make_backend(\"cuda\") succeeded without a device";
+    make_backend(ir::Target::Cuda);
+    FAIL() << "make_backend(cuda) succeeded without a device";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("the cuda backend cannot run here"), std::string::npos) << e.what();
   }

@@ -55,7 +55,7 @@ TEST_P(CudaCorpus, GetsTheRightVerdict) {
   std::string workload = ekb::testing::corpus_header(text, "workload"), expect = ekb::testing::corpus_header(text, "expect");
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(workload);
   CandidateResult r = evaluate(*backend, ref, runtime::Source::from_file(path),
-                               native_baseline_source(ref.instance(), "cuda"), gpu_options());
+                               native_baseline_source(ref.instance(), ir::Target::Cuda), gpu_options());
   std::string got = r.error == ErrorKind::None ? "none" : std::string(error_kind_name(r.error));
   EXPECT_EQ(got, expect) << GetParam() << ": " << r.message;
   if (expect == "none") {
@@ -73,7 +73,7 @@ TEST(CudaDevice, NativeDefaultIsCorrectAndTimedWithEvents) {
   for (const char* w : {"linalg.gemm/small", "nn.softmax/mbert_128x512", "audio.biquad_df1/block_2x32",
                         "audio.fir/audio48k_480x128_f16", "audio.lpc/g729_240_p10"}) {
     WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(w);
-    runtime::Source native = native_baseline_source(ref.instance(), "cuda");
+    runtime::Source native = native_baseline_source(ref.instance(), ir::Target::Cuda);
     CandidateResult r = evaluate(*backend, ref, native, native, gpu_options());
     EXPECT_TRUE(r.correct) << w << ": " << error_kind_name(r.error) << ": " << r.message;
     if (r.correct) EXPECT_GT(r.time->median_ms, 0) << w;
@@ -83,7 +83,7 @@ TEST(CudaDevice, NativeDefaultIsCorrectAndTimedWithEvents) {
 TEST(CudaDevice, AStickyErrorDoesNotLeakIntoTheNextCandidate) {
   REQUIRE_GPU(backend);
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference("linalg.gemm/small");
-  runtime::Source base = native_baseline_source(ref.instance(), "cuda");
+  runtime::Source base = native_baseline_source(ref.instance(), ir::Target::Cuda);
   std::string dir = ekb::testing::adversarial_dir() + "/cuda/";
   CandidateResult crash = evaluate(*backend, ref, runtime::Source::from_file(dir + "illegal_address.cu"), base, gpu_options());
   EXPECT_EQ(crash.error, ErrorKind::OutOfBounds) << crash.message;
@@ -95,7 +95,7 @@ TEST(CudaDevice, AStickyErrorDoesNotLeakIntoTheNextCandidate) {
 TEST(CudaDevice, AnAccessFarFromEveryBufferFaultsAsOutOfBounds) {
   REQUIRE_GPU(backend);
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference("linalg.gemm/small");
-  runtime::Source base = native_baseline_source(ref.instance(), "cuda");
+  runtime::Source base = native_baseline_source(ref.instance(), ir::Target::Cuda);
   std::string dir = ekb::testing::adversarial_dir() + "/cuda/";
   CandidateResult far = evaluate(*backend, ref, runtime::Source::from_file(dir + "far_write_kernel.cu"), base, gpu_options());
   EXPECT_EQ(far.error, ErrorKind::OutOfBounds) << far.message;
@@ -109,7 +109,7 @@ TEST(CudaDevice, AnAccessFarFromEveryBufferFaultsAsOutOfBounds) {
 TEST(CudaDevice, BreakingTheContextIsTheCandidatesFaultNotTheHarnesss) {
   REQUIRE_GPU(backend);
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference("linalg.gemm/small");
-  runtime::Source base = native_baseline_source(ref.instance(), "cuda");
+  runtime::Source base = native_baseline_source(ref.instance(), ir::Target::Cuda);
   std::string dir = ekb::testing::adversarial_dir() + "/cuda/";
   for (const char* file : {"device_reset.cu", "device_reset_reinit.cu"}) {
     CandidateResult reset = evaluate(*backend, ref, runtime::Source::from_file(dir + file), base, gpu_options());

@@ -36,7 +36,7 @@ EvalOptions opencl_options() {
 // A corpus file as `ekb eval` reads it: the source, with the workload's argument names.
 runtime::Source corpus_source(const std::string& path, const WorkloadReference& ref) {
   runtime::Source s = runtime::Source::from_file(path);
-  runtime::Source native = native_baseline_source(ref.instance(), "opencl");
+  runtime::Source native = native_baseline_source(ref.instance(), ir::Target::OpenCL);
   s.tensor_names = native.tensor_names;
   s.param_names = native.param_names;
   return s;
@@ -53,7 +53,7 @@ TEST_P(OpenCLCorpus, GetsTheRightVerdict) {
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(workload);
   EvalOptions options = opencl_options();
   if (expect == "timeout") options.call_timeout_s = 3;
-  CandidateResult r = evaluate(*backend, ref, corpus_source(path, ref), native_baseline_source(ref.instance(), "opencl"),
+  CandidateResult r = evaluate(*backend, ref, corpus_source(path, ref), native_baseline_source(ref.instance(), ir::Target::OpenCL),
                                options);
   std::string got = r.error == ErrorKind::None ? "none" : std::string(error_kind_name(r.error));
   EXPECT_EQ(got, expect) << GetParam() << ": " << r.message;
@@ -123,7 +123,7 @@ TEST(OpenCLBackend, DevicesAreChosenByPlatformSubstringAndIndex) {
 TEST(OpenCLBackend, TheWorkerInitializesThePlatformThenConfinesItself) {
   REQUIRE_OPENCL(backend);
   runtime::WorkerOptions o;
-  o.backend = "opencl";
+  o.backend = ir::Target::OpenCL;
   o.device = backend->worker_device();
   o.executable = EKB_BINARY;
   o.memory_limit_bytes = 0;
@@ -170,7 +170,7 @@ TEST(OpenCLBackend, NativeDefaultIsCorrectAndTimedWithEvents) {
   for (const char* w : {"linalg.gemm/small", "nn.softmax/mbert_128x512", "audio.biquad_df1/block_2x32",
                         "audio.fir/audio48k_480x128_f16", "audio.lpc/g729_240_p10"}) {
     WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(w);
-    runtime::Source native = native_baseline_source(ref.instance(), "opencl");
+    runtime::Source native = native_baseline_source(ref.instance(), ir::Target::OpenCL);
     CandidateResult r = evaluate(*backend, ref, native, native, opencl_options());
     EXPECT_TRUE(r.correct) << w << ": " << error_kind_name(r.error) << ": " << r.message;
     if (r.correct) {
@@ -191,7 +191,7 @@ TEST(OpenCLBackend, Bf16TensorsAreBitPatternsConvertedInTheKernel) {
       "workload tiny micro { N = 1000, T = bf16 }\n");
   ASSERT_TRUE(loaded.inst) << loaded.diags;
   WorkloadReference ref(*loaded.inst);
-  runtime::Source native = native_baseline_source(ref.instance(), "opencl");
+  runtime::Source native = native_baseline_source(ref.instance(), ir::Target::OpenCL);
   EXPECT_NE(native.text.find("__global const ushort* restrict x"), std::string::npos) << native.text;
   EXPECT_NE(native.text.find("ekb_f32_to_bf16("), std::string::npos) << native.text;
   EvalOptions options = opencl_options();
@@ -203,7 +203,7 @@ TEST(OpenCLBackend, Bf16TensorsAreBitPatternsConvertedInTheKernel) {
 TEST(OpenCLBackend, ACrashDoesNotLeakIntoTheNextCandidate) {
   REQUIRE_OPENCL(backend);
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference("linalg.gemm/small");
-  runtime::Source base = native_baseline_source(ref.instance(), "opencl");
+  runtime::Source base = native_baseline_source(ref.instance(), ir::Target::OpenCL);
   std::string dir = ekb::testing::adversarial_dir() + "/opencl/";
   CandidateResult crash = evaluate(*backend, ref, corpus_source(dir + "wild_write.cl", ref), base, opencl_options());
   EXPECT_EQ(crash.error, ErrorKind::Crash) << crash.message;
