@@ -183,61 +183,11 @@ std::string CEmitter::entry_end() const {
   return "}\n";
 }
 
-void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
-  if (loop.prefetches.empty()) return;
-  const std::string pad(static_cast<size_t>(indent), ' ');
-  // The loops inside the body stand at their first iteration (an explicit SIMD loop's lane 0) and
-  // at their last: every cache line between the two is prefetched when they are at most
-  // kMaxPrefetchLines apart (an unrolled body's vectors); a longer span (an inner loop over a row,
-  // a stencil's rows) keeps the first line only, the rest left to the hardware prefetcher.
-  // prefetch's lines=N asks for N lines from the first element instead.
-  constexpr int64_t kLineBytes = 64, kMaxPrefetchLines = 8;
-  std::vector<const lir::Stmt*> inner;
-  lir::for_each_stmt(*loop.body, [&](const lir::Stmt& s) {
-    if (s.kind == lir::StmtKind::For) inner.push_back(&s);
-  });
-  for (const lir::Stmt::Prefetch& p : loop.prefetches) {
-    const lir::Buffer* b = f_.buffer(p.tensor);
-    if (!b) continue;
-    const int64_t element = ir::byte_size(b->type);
-    std::set<std::string> seen;
-    lir::for_each_expr(*loop.body, [&](const lir::Expr& e) {
-      if (e.kind != lir::ExprKind::Load || e.name != p.tensor || e.args.size() != 1) return;
-      lir::ExprP first = e.args[0], last = e.args[0];
-      for (const lir::Stmt* s : inner) {
-        first = lir::substitute(first, s->name, s->min);
-        last = lir::substitute(last, s->name,
-                               lir::binary(lir::BinOp::Sub, lir::binary(lir::BinOp::Add, s->min, s->extent),
-                                           lir::index_imm(1)));
-      }
-      first = lir::simplify(first);
-      // The variables bound outside cancel in an affine index: set them to 0 to fold the span.
-      auto outside_at_zero = [](lir::ExprP x) {
-        std::set<std::string> vars;
-        lir::for_each_expr(*x, [&](const lir::Expr& v) {
-          if (v.kind == lir::ExprKind::Var) vars.insert(v.name);
-        });
-        for (const std::string& v : vars) x = lir::substitute(x, v, lir::index_imm(0));
-        return x;
-      };
-      const lir::ExprP span =
-          lir::simplify(lir::binary(lir::BinOp::Sub, outside_at_zero(last), outside_at_zero(first)));
-      int64_t bytes = element;
-      if (p.lines > 0)
-        bytes = p.lines * kLineBytes;
-      else if (span->kind == lir::ExprKind::IntImm && span->int_value > 0 &&
-               (span->int_value + 1) * element <= kMaxPrefetchLines * kLineBytes)
-        bytes = (span->int_value + 1) * element;
-      const std::string index = expr(*first);
-      for (int64_t offset = 0; offset < bytes; offset += kLineBytes) {
-        if (!seen.insert(index + "+" + std::to_string(offset)).second) continue;
-        // Through an integer: the address may lie past the end of the buffer (the last rows), where a
-        // prefetch is harmless but pointer arithmetic would not be.
-        out_ += pad + "__builtin_prefetch((const void*)((uintptr_t)&" + p.tensor + "[" + index + "] + " +
-                std::to_string(p.distance * element + offset) + "u), 0, 3);\n";
-      }
-    });
-  }
+std::string CEmitter::prefetch_statement(const lir::Stmt& p) {
+  // Through an integer: the address may lie past the end of the buffer (the last rows), where a
+  // prefetch is harmless but pointer arithmetic would not be.
+  return "__builtin_prefetch((const void*)((uintptr_t)&" + p.name + "[" + expr(*p.indices[0]) + "] + " +
+         std::to_string(p.byte_offset) + "u), 0, 3);";
 }
 
 // ------------------------------------------------------------------------------- explicit SIMD
@@ -309,6 +259,9 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
       return;
     case lir::StmtKind::Assign:
       out_ += pad + s.name + " = " + simd_value(*s.value, lanes) + ";\n";
+      return;
+    case lir::StmtKind::Prefetch:  // at the first lane's element
+      out_ += pad + prefetch_statement(s) + "\n";
       return;
     default:
       throw std::logic_error("C emitter: statement not allowed in a SIMD loop (simd_loop accepted it)");

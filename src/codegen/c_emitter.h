@@ -40,9 +40,7 @@ class CEmitter : public CLikeEmitter {
   std::string before_entry() const override;
   std::string entry_begin() const override;
   std::string entry_end() const override;
-  // The loop's prefetches (prefetch directive): each element of the tensor its body reads, at the
-  // loops inside the body's first iteration, `distance` elements on.
-  void loop_prologue(const lir::Stmt& loop, int indent) override;
+  std::string prefetch_statement(const lir::Stmt& prefetch) override;
   std::string helper_qualifier() const override { return "static inline"; }
   std::string helper_definition(const std::string& name) const override;
   // Vectorized loops that qualify (codegen/simd_loop.h) as explicit SIMD code, others as loops.

@@ -380,7 +380,10 @@ void CLikeEmitter::open_loop(const Stmt& s, int indent) {
   std::string it = value_type(ScalarType::Index);
   out_ += pad + "for (" + it + " " + s.name + " = " + unparen(expr(*s.min)) + "; " + s.name + " < " + end + "; ++" +
           s.name + ") {\n";
-  loop_prologue(s, indent + 2);
+}
+
+std::string CLikeEmitter::prefetch_statement(const Stmt& prefetch) {
+  throw std::logic_error("emitter: a software prefetch on a target without them");
 }
 
 void CLikeEmitter::stmt(const Stmt& s, int indent) {
@@ -424,6 +427,12 @@ void CLikeEmitter::stmt(const Stmt& s, int indent) {
       return;
     case StmtKind::Barrier:
       throw std::logic_error("emitter: a barrier outside a GPU kernel");
+    case StmtKind::Prefetch:
+      out_ += pad + prefetch_statement(s) + "\n";
+      return;
+    case StmtKind::Kernel:
+    case StmtKind::ThreadAllReduce:
+      throw std::logic_error("emitter: a kernel statement on a target without kernels");
   }
 }
 

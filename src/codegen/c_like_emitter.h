@@ -38,8 +38,8 @@ class CLikeEmitter {
   virtual std::string half_conversion(ScalarType half, bool to_half) const = 0;
   // Text printed before a loop (e.g. "#pragma omp parallel for"), or empty.
   virtual std::string loop_annotation(const lir::Stmt& loop) const { return ""; }
-  // What each iteration of `loop` starts with before its body (the C emitter's prefetches).
-  virtual void loop_prologue(const lir::Stmt& loop, int indent) {}
+  // A Prefetch statement (insert_prefetches), without indentation or newline.
+  virtual std::string prefetch_statement(const lir::Stmt& prefetch);
   // The declaration(s) that make an Allocate's buffer available, at `indent`.
   virtual std::string allocation(const lir::Stmt& alloc, const std::string& indent) const = 0;
   // Everything before the helpers (comments, includes) and the entry point up to its "{".
@@ -72,7 +72,7 @@ class CLikeEmitter {
   // Virtual so that a GPU emitter prints the loops bound to blocks and threads, barriers and shared
   // allocations its own way and leaves the rest to this one.
   virtual void stmt(const lir::Stmt& s, int indent);
-  // A For's annotation, its header up to "{" and its prologue (the body and "}" are the caller's).
+  // A For's annotation and its header up to "{" (the body and "}" are the caller's).
   void open_loop(const lir::Stmt& loop, int indent);
   // Records that the body calls helper `name` (and what it needs); returns the name.
   const std::string& use_helper(const std::string& name);

@@ -5,6 +5,7 @@
 
 #include "lower/apply_schedule.h"
 #include "lower/flatten_storage.h"
+#include "lower/insert_prefetches.h"
 #include "lower/lower_boundaries.h"
 #include "lower/lower_definitions.h"
 #include "lower/lower_reductions.h"
@@ -18,7 +19,8 @@ namespace ekb::lir {
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
       "lower_definitions", "lower_reductions", "apply_schedule",  "partition_loops", "lower_boundaries",
-      "widen_half_precision", "promote_to_f64", "flatten_storage", "plan_storage",  "simplify"};
+      "widen_half_precision", "promote_to_f64", "flatten_storage", "plan_storage",  "simplify",
+      "insert_prefetches"};
   return names;
 }
 
@@ -57,6 +59,9 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   if (stop == "plan_storage") return f;
   // Constant folding, bounds-based simplification, cheap division.
   if (options.simplify) simplify(f);
+  if (stop == "simplify") return f;
+  // cpu: the prefetch directive's software prefetches as statements.
+  if (cpu_nest) insert_prefetches(f);
   return f;
 }
 

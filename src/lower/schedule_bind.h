@@ -66,16 +66,6 @@ struct ThreadAccumulator {
 // iterations); ScheduleError when an update is not one a tree over threads can combine.
 std::vector<ThreadAccumulator> thread_accumulators(const Stmt& loop);
 
-// A scheduled stage's launch: blocks and threads per axis (x, y, z), and its shared memory.
-struct KernelGeometry {
-  std::array<int64_t, 3> grid = {1, 1, 1};  // a 0 when a block loop has no iterations
-  std::array<int64_t, 3> block = {1, 1, 1};
-  int64_t shared_bytes = 0;
-  bool has_thread_loops = false;
-  int64_t threads() const { return block[0] * block[1] * block[2]; }
-  bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
-};
-
 // Whether s holds a loop bound to blocks or threads (a stage the GPU emitters launch as bound).
 bool has_gpu_bound_loops(const Stmt& s);
 // The launch of top-level stage `stage`, after checking it as described above (ScheduleError).
