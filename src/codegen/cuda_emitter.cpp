@@ -12,6 +12,9 @@ lir::LowerOptions cuda_lower_options() {
   lir::LowerOptions o;
   o.schedule_target = "cuda";
   o.storage.max_stack_bytes = 0;  // a stack array would not outlive the kernel that writes it
+  o.gpu.emplace();
+  // __shfl_xor_sync has overloads for 32- and 64-bit integers and floats.
+  o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::F64, ScalarType::I32, ScalarType::I64, ScalarType::Index};
   return o;
 }
 

@@ -36,13 +36,6 @@ bool any_stmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred) {
   return false;
 }
 
-bool is_param(const lir::Func& f, const std::string& name) {
-  return std::any_of(f.params.begin(), f.params.end(), [&](const lir::Param& p) { return p.name == name; });
-}
-
-// A temp whose storage all threads and kernels share (not a private array of one thread).
-bool is_shared_storage(lir::MemoryScope s) { return s != lir::MemoryScope::Stack && s != lir::MemoryScope::Local; }
-
 }  // namespace
 
 bool GpuEmitter::mentions(const std::string& text, const std::string& name) {
@@ -55,29 +48,10 @@ bool GpuEmitter::mentions(const std::string& text, const std::string& name) {
   return false;
 }
 
-bool GpuEmitter::launch_computable(const Expr& e) const {
-  return !any_expr(e, [&](const Expr& x) {
-    return x.kind == ExprKind::Load || x.kind == ExprKind::Reduce || (x.kind == ExprKind::Var && !is_param(f_, x.name));
-  });
-}
-
-bool GpuEmitter::is_pure_loop(const std::string& var) const {
-  for (const lir::Stage& st : f_.stages)
-    for (const lir::StageLoop& l : st.loops)
-      if (std::find(l.vars.begin(), l.vars.end(), var) != l.vars.end()) return l.role == lir::LoopRole::Pure;
-  return false;  // not a stage's loop: nothing says its iterations are independent
-}
-
 std::vector<const Stmt*> GpuEmitter::parallel_loops(const Stmt& stage) const {
   std::vector<const Stmt*> loops;
-  for (const Stmt* s = &stage; s->kind == StmtKind::For && is_pure_loop(s->name); s = s->body.get()) {
-    // Bounds known at launch, not depending on an outer mapped loop: a rectangular space.
-    if (!launch_computable(*s->min) || !launch_computable(*s->extent)) break;
-    // Storage shared by all threads inside the loop would be a race between iterations.
-    if (any_stmt(*s->body, [](const Stmt& x) { return x.kind == StmtKind::Allocate && is_shared_storage(x.scope); }))
-      break;
+  for (const Stmt* s = &stage; s->kind == StmtKind::For && s->for_kind == lir::ForKind::GpuGridStride; s = s->body.get())
     loops.push_back(s);
-  }
   return loops;
 }
 

@@ -49,9 +49,6 @@ class GpuEmitter : public CEmitter {
   // 0 by the launch) with threads_per_block_ threads per group, or on a single thread.
   virtual std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) = 0;
   virtual std::string launch_single_thread(const std::string& name) = 0;
-  // Whether a loop bound can size a launch: known before the kernel runs (default: constants and
-  // parameters only).
-  virtual bool launch_computable(const lir::Expr& e) const;
 
   // ---- kernels of stages with loops bound to blocks and threads (lower/schedule_bind.h)
   // The block's index, and the thread's index within its block, along axis 0, 1, 2 (x, y, z).
@@ -91,9 +88,8 @@ class GpuEmitter : public CEmitter {
   int threads_per_block_;
 
  private:
-  // The leading loops of `stage` that may run in parallel, outermost first (possibly none).
+  // The leading loops of `stage` spread over all threads (map_grid_stride), outermost first.
   std::vector<const lir::Stmt*> parallel_loops(const lir::Stmt& stage) const;
-  bool is_pure_loop(const std::string& var) const;
   // Prints `s` at `indent` into a string (out_ is left as it was).
   std::string print(const lir::Stmt& s, int indent);
   // The declarations of `context` (temps, lets around the whole body) that `code` needs.

@@ -17,6 +17,11 @@ lir::LowerOptions opencl_lower_options() {
   lir::LowerOptions o;
   o.schedule_target = "opencl";
   o.storage.max_stack_bytes = 0;  // a private array would not outlive the kernel that writes it
+  o.gpu.emplace();
+  o.gpu->launch_description = true;  // the ekb-launch description (docs/ABI.md)
+  // OpenCL C 1.2 has no shuffles; NVIDIA's compiler takes inline PTX, exchanging 32-bit values.
+  o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::I32};
+  o.gpu->warp_shuffles_conditional = true;
   return o;
 }
 
@@ -189,10 +194,6 @@ std::optional<std::string> OpenCLEmitter::launch_expr(const Expr& e) const {
     default:
       return std::nullopt;
   }
-}
-
-bool OpenCLEmitter::launch_computable(const Expr& e) const {
-  return GpuEmitter::launch_computable(e) && launch_expr(e).has_value();
 }
 
 std::string OpenCLEmitter::launch_over(const std::string& name, const std::vector<const Expr*>& extents) {

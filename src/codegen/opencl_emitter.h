@@ -56,7 +56,6 @@ class OpenCLEmitter : public GpuEmitter {
   std::string thread_space_name() const override { return "work-groups and work-items"; }
   std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
   std::string launch_single_thread(const std::string& name) override;
-  bool launch_computable(const lir::Expr& e) const override;
   // 32-bit like CUDA's blockIdx and threadIdx: a size_t index keeps the index arithmetic of the
   // kernels that use them in 64 bits on NVIDIA's OpenCL compiler (the launch geometry's extents are
   // constants within the device limits, so no index reaches 2^32).

@@ -9,6 +9,7 @@
 #include "lower/lower_boundaries.h"
 #include "lower/lower_definitions.h"
 #include "lower/lower_reductions.h"
+#include "lower/map_grid_stride.h"
 #include "lower/partition_loops.h"
 #include "lower/promote_to_f64.h"
 #include "lower/simplify.h"
@@ -20,7 +21,7 @@ const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
       "lower_definitions", "lower_reductions", "apply_schedule",  "partition_loops", "lower_boundaries",
       "widen_half_precision", "promote_to_f64", "flatten_storage", "plan_storage",  "simplify",
-      "insert_prefetches"};
+      "insert_prefetches", "map_grid_stride"};
   return names;
 }
 
@@ -62,6 +63,9 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   if (stop == "simplify") return f;
   // cpu: the prefetch directive's software prefetches as statements.
   if (cpu_nest) insert_prefetches(f);
+  if (stop == "insert_prefetches") return f;
+  // gpu: the outer independent loops of each stage without bound loops spread over all threads.
+  if (options.gpu) map_grid_stride(f, *options.gpu);
   return f;
 }
 

@@ -2,10 +2,12 @@
 // (codegen/c_like_emitter.h). lower.cpp lists the passes in order; each is one .h/.cpp pair in
 // src/lower/ that can be run and tested alone.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/instance.h"
+#include "lower/gpu_stages.h"
 #include "lower/loop_ir.h"
 #include "lower/plan_storage.h"
 
@@ -27,6 +29,9 @@ struct LowerOptions {
   // ignores them (the default lowering of an IR solution's compute layer).
   std::string schedule_target = "cpu";
   StoragePlanOptions storage;
+  // For a gpu target: its kernel language's properties. Set, the function becomes kernels
+  // (map_grid_stride, outline_kernels, lower_thread_reductions); unset, it stays one loop nest.
+  std::optional<GpuLowerOptions> gpu;
   // Stop after the pass of this name (for `ekb emit --lir` and tests); empty runs them all.
   std::string stop_after;
 };
