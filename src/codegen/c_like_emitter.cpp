@@ -327,6 +327,8 @@ std::string CLikeEmitter::call(const Expr& e) {
       return join(use_helper("ekb_requant"));
     case Intrinsic::MirrorIndex:
       return join(use_helper("ekb_mirror_index"));
+    case Intrinsic::ThreadRank:
+      return thread_rank_expression();
     default:
       return join(math_function(e.intrinsic, t));
   }
@@ -384,6 +386,10 @@ void CLikeEmitter::open_loop(const Stmt& s, int indent) {
 
 std::string CLikeEmitter::prefetch_statement(const Stmt& prefetch) {
   throw std::logic_error("emitter: a software prefetch on a target without them");
+}
+
+std::string CLikeEmitter::thread_rank_expression() {
+  throw std::logic_error("emitter: a thread's rank on a target without kernels");
 }
 
 void CLikeEmitter::stmt(const Stmt& s, int indent) {

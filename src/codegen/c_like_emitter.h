@@ -40,6 +40,8 @@ class CLikeEmitter {
   virtual std::string loop_annotation(const lir::Stmt& loop) const { return ""; }
   // A Prefetch statement (insert_prefetches), without indentation or newline.
   virtual std::string prefetch_statement(const lir::Stmt& prefetch);
+  // The calling thread's rank in its block (Intrinsic::ThreadRank) as one operand.
+  virtual std::string thread_rank_expression();
   // The declaration(s) that make an Allocate's buffer available, at `indent`.
   virtual std::string allocation(const lir::Stmt& alloc, const std::string& indent) const = 0;
   // Everything before the helpers (comments, includes) and the entry point up to its "{".

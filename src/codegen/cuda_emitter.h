@@ -17,13 +17,12 @@ namespace ekb::codegen {
 struct CudaEmitOptions {
   std::string entry_name = "ekb_main";
   std::string scratch_function = "ekb_scratch_bytes";
-  int threads_per_block = 256;
 };
 
 class CudaEmitter : public GpuEmitter {
  public:
   CudaEmitter(const lir::Func& f, CudaEmitOptions options = {})
-      : GpuEmitter(f, {options.entry_name, options.scratch_function}, options.threads_per_block),
+      : GpuEmitter(f, {options.entry_name, options.scratch_function}),
         options_(std::move(options)) {}
 
   // The host entry point's declaration, without ';'.
@@ -42,7 +41,7 @@ class CudaEmitter : public GpuEmitter {
   std::string global_thread_index() const override { return "(int64_t)blockIdx.x * blockDim.x + threadIdx.x"; }
   std::string global_thread_count() const override { return "(int64_t)gridDim.x * blockDim.x"; }
   std::string thread_space_name() const override { return "blocks and threads"; }
-  std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
+  std::string launch_over(const std::string& name, const lir::Launch& launch) override;
   std::string launch_single_thread(const std::string& name) override;
   std::string block_index(int axis) const override { return std::string("blockIdx.") + "xyz"[axis]; }
   std::string thread_index(int axis) const override { return std::string("threadIdx.") + "xyz"[axis]; }

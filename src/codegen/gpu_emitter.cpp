@@ -18,216 +18,103 @@ using lir::ExprKind;
 using lir::Stmt;
 using lir::StmtKind;
 
-namespace {
-
-bool any_expr(const Expr& e, const std::function<bool(const Expr&)>& pred) {
-  if (pred(e)) return true;
-  for (const auto& a : e.args)
-    if (a && any_expr(*a, pred)) return true;
-  return false;
+// ------------------------------------------------------------------------------- kernels
+std::string GpuEmitter::entry_body() {
+  kernels_.clear();
+  return CEmitter::entry_body();
 }
 
-bool any_stmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred) {
-  if (pred(s)) return true;
-  if (s.body && any_stmt(*s.body, pred)) return true;
-  if (s.else_body && any_stmt(*s.else_body, pred)) return true;
-  for (const auto& c : s.stmts)
-    if (c && any_stmt(*c, pred)) return true;
-  return false;
-}
-
-}  // namespace
-
-bool GpuEmitter::mentions(const std::string& text, const std::string& name) {
-  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t p = text.find(name); p != std::string::npos; p = text.find(name, p + 1)) {
-    bool starts = p == 0 || !is_ident(text[p - 1]);
-    bool ends = p + name.size() == text.size() || !is_ident(text[p + name.size()]);
-    if (starts && ends) return true;
+void GpuEmitter::kernel(const Stmt& k) {
+  const lir::Launch& l = k.launch;
+  std::string what;
+  switch (l.kind) {
+    case lir::LaunchKind::Single:
+      what = "sequential: one thread";
+      break;
+    case lir::LaunchKind::GridStride:
+      for (const std::string& v : l.loops) what += (what.empty() ? "" : ", ") + v;
+      what += " over " + thread_space_name();
+      break;
+    case lir::LaunchKind::Grid: {
+      const lir::KernelGeometry& g = l.geometry;
+      auto dims = [](const std::array<int64_t, 3>& d) {
+        return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " + std::to_string(d[2]);
+      };
+      what = "the schedule's kernel: " + dims(g.grid) + " blocks of " + dims(g.block) + " threads";
+      if (g.shared_bytes > 0) what += ", " + std::to_string(g.shared_bytes) + " bytes of shared memory";
+      break;
+    }
   }
-  return false;
-}
-
-std::vector<const Stmt*> GpuEmitter::parallel_loops(const Stmt& stage) const {
-  std::vector<const Stmt*> loops;
-  for (const Stmt* s = &stage; s->kind == StmtKind::For && s->for_kind == lir::ForKind::GpuGridStride; s = s->body.get())
-    loops.push_back(s);
-  return loops;
-}
-
-std::string GpuEmitter::print(const Stmt& s, int indent) {
-  std::string saved = std::move(out_);
+  std::string launches = std::move(out_);
   out_.clear();
-  stmt(s, indent);
-  std::string text = std::move(out_);
-  out_ = std::move(saved);
-  return text;
+  launch_ = &l;
+  let_values_.clear();
+  reduction_shared_.clear();
+  stmt(*k.body, 2);
+  launch_ = nullptr;
+  kernels_ += kernel_head(k.name, what) + reduction_shared_ + out_ + "}\n\n";
+  out_ = std::move(launches);
+  switch (l.kind) {
+    case lir::LaunchKind::Single:
+      out_ += launch_single_thread(k.name);
+      break;
+    case lir::LaunchKind::GridStride:
+      out_ += launch_over(k.name, l);
+      break;
+    case lir::LaunchKind::Grid:
+      if (!l.geometry.empty()) out_ += launch_geometry(k.name, l.geometry);
+      break;
+  }
 }
 
-std::string GpuEmitter::context_lines(const std::vector<const Stmt*>& context, const std::string& code) {
-  // Only what `code` uses (and what that uses in turn): a kernel declares no unused temps.
-  std::vector<std::string> lines(context.size());
-  std::string used = code;
-  for (size_t i = context.size(); i-- > 0;) {
-    const Stmt* c = context[i];
-    if (!mentions(used, c->name)) continue;
-    if (c->kind == StmtKind::Allocate) lines[i] = allocation(*c, "  ");
-    else lines[i] = "  const " + value_type(c->type) + " " + c->name + " = " + expr(*c->value) + ";\n";
-    used += lines[i];
+void GpuEmitter::grid_stride_nest(const Stmt& nest, int indent) {
+  std::vector<const Stmt*> loops;
+  const Stmt* s = &nest;
+  for (; s->kind == StmtKind::For && s->for_kind == lir::ForKind::GpuGridStride; s = s->body.get()) loops.push_back(s);
+  const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ";
+  // Each extent clamped at 0, so that the product is the iteration count.
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const std::string e = expr(*loops[i]->extent);
+    out_ += pad + "const int64_t ekb_extent_" + std::to_string(i) + " = (" + e + " > 0 ? " + e + " : 0);\n";
   }
-  std::string s;
-  for (const std::string& l : lines) s += l;
-  return s;
-}
-
-std::string GpuEmitter::parallel_kernel(const std::vector<const Stmt*>& context,
-                                        const std::vector<const Stmt*>& loops) {
-  const std::string name = "ekb_kernel_" + std::to_string(kernel_count_++);
-  std::string vars;
-  for (const Stmt* l : loops) vars += (vars.empty() ? "" : ", ") + l->name;
-  std::vector<std::string> extents;  // each clamped at 0, so that the product is the iteration count
-  for (const Stmt* l : loops) {
-    std::string e = expr(*l->extent);
-    extents.push_back("(" + e + " > 0 ? " + e + " : 0)");
-  }
-
-  std::string k = kernel_head(name, vars + " over " + thread_space_name());
-  std::string body = print(*loops.back()->body, 4);
-  std::string code = body;
-  for (const Stmt* l : loops) code += expr(*l->min) + " " + expr(*l->extent) + "\n";
-  k += context_lines(context, code);
-  for (size_t i = 0; i < extents.size(); ++i)
-    k += "  const int64_t ekb_extent_" + std::to_string(i) + " = " + extents[i] + ";\n";
-  k += "  const int64_t ekb_count = ";
-  for (size_t i = 0; i < extents.size(); ++i) k += (i ? " * " : "") + std::string("ekb_extent_") + std::to_string(i);
-  k += ";\n"
-       "  for (int64_t ekb_flat = " + global_thread_index() + "; ekb_flat < ekb_count;\n"
-       "       ekb_flat += " + global_thread_count() + ") {\n"
-       "    int64_t ekb_rest = ekb_flat;\n";
+  out_ += pad + "const int64_t ekb_count = ";
+  for (size_t i = 0; i < loops.size(); ++i) out_ += (i ? " * " : "") + std::string("ekb_extent_") + std::to_string(i);
+  out_ += ";\n" + pad + "for (int64_t ekb_flat = " + global_thread_index() + "; ekb_flat < ekb_count;\n" + pad +
+          "     ekb_flat += " + global_thread_count() + ") {\n" + pad2 + "int64_t ekb_rest = ekb_flat;\n";
   for (size_t i = loops.size(); i-- > 0;) {  // innermost varies fastest: adjacent threads, adjacent elements
     const std::string ext = "ekb_extent_" + std::to_string(i);
     if (i == 0) {
-      k += "    const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + ekb_rest;\n";
+      out_ += pad2 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + ekb_rest;\n";
     } else {
-      k += "    const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + ekb_rest % " + ext + ";\n";
-      k += "    ekb_rest /= " + ext + ";\n";
+      out_ += pad2 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + ekb_rest % " + ext + ";\n";
+      out_ += pad2 + "ekb_rest /= " + ext + ";\n";
     }
   }
-  k += body + "  }\n}\n\n";
-  kernels_ += k;
-
-  std::vector<const Expr*> extent_exprs;
-  for (const Stmt* l : loops) extent_exprs.push_back(l->extent.get());
-  return launch_over(name, extent_exprs);
-}
-
-std::string GpuEmitter::serial_kernel(const std::vector<const Stmt*>& context, const std::vector<const Stmt*>& stages) {
-  const std::string name = "ekb_kernel_" + std::to_string(kernel_count_++);
-  std::string k = kernel_head(name, "sequential: one thread");
-  std::string body;
-  for (const Stmt* s : stages) body += print(*s, 2);
-  k += context_lines(context, body) + body + "}\n\n";
-  kernels_ += k;
-  return launch_single_thread(name);
-}
-
-std::string GpuEmitter::entry_body() {
-  kernels_.clear();
-  kernel_count_ = 0;
-  if (!f_.body) return "";
-  // The allocations and lets around the whole body are repeated in every kernel.
-  std::vector<const Stmt*> context;
-  const Stmt* s = f_.body.get();
-  while (s->kind == StmtKind::Allocate || s->kind == StmtKind::LetStmt) {
-    context.push_back(s);
-    s = s->body.get();
-  }
-  // Only scratch temps outlive a kernel, and only lets that read inputs give every kernel the same value.
-  const bool splittable = std::all_of(context.begin(), context.end(), [&](const Stmt* c) {
-    if (c->kind == StmtKind::Allocate) return c->scope == lir::MemoryScope::Scratch;
-    return !any_expr(*c->value, [&](const Expr& x) {
-      const lir::Buffer* b = x.kind == ExprKind::Load ? f_.buffer(x.name) : nullptr;
-      return b && b->role != lir::BufferRole::Input;
-    });
-  });
-  std::vector<const Stmt*> stages;
-  if (!splittable) {
-    context.clear();
-    stages.push_back(f_.body.get());
-  } else if (s->kind == StmtKind::Block) {
-    for (const auto& c : s->stmts) stages.push_back(c.get());
-  } else {
-    stages.push_back(s);
-  }
-
-  std::string launches;
-  std::vector<const Stmt*> sequential;
-  auto flush_sequential = [&] {
-    if (!sequential.empty()) launches += serial_kernel(context, sequential);
-    sequential.clear();
-  };
-  for (const Stmt* st : stages) {
-    if (lir::has_gpu_bound_loops(*st)) {  // the IR solution's schedule says how it runs
-      flush_sequential();
-      launches += bound_kernel(context, *st);
-      continue;
-    }
-    std::vector<const Stmt*> loops = parallel_loops(*st);
-    if (loops.empty()) {
-      sequential.push_back(st);
-      continue;
-    }
-    flush_sequential();
-    launches += parallel_kernel(context, loops);
-  }
-  flush_sequential();
-  return launches;
-}
-
-// ------------------------------------------------------------------------------- bound kernels
-std::string GpuEmitter::bound_kernel(const std::vector<const Stmt*>& context, const Stmt& stage) {
-  const std::string name = "ekb_kernel_" + std::to_string(kernel_count_++);
-  const lir::KernelGeometry g = lir::gpu_kernel_geometry(f_, stage);
-  geometry_ = &g;
-  let_values_.clear();
-  reduction_shared_.clear();
-  private_buffers_.clear();
-  per_thread_depth_ = 0;
-  std::string body = print(stage, 2);
-  geometry_ = nullptr;
-  // Shared buffers live for the whole kernel, declared at its top (OpenCL allows no other place).
-  std::string shared = reduction_shared_;
-  lir::for_each_stmt(stage, [&](const Stmt& x) {
-    if (x.kind == StmtKind::Allocate && x.scope == lir::MemoryScope::Shared) shared += shared_declaration(x);
-  });
-  auto dims = [](const std::array<int64_t, 3>& d) {
-    return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " + std::to_string(d[2]);
-  };
-  std::string what = "the schedule's kernel: " + dims(g.grid) + " blocks of " + dims(g.block) + " threads";
-  if (g.shared_bytes > 0) what += ", " + std::to_string(g.shared_bytes) + " bytes of shared memory";
-  kernels_ += kernel_head(name, what) + context_lines(context, body + shared) + shared + body + "}\n\n";
-  return g.empty() ? "" : launch_geometry(name, g);
+  stmt(*s, indent + 2);
+  out_ += pad + "}\n";
 }
 
 void GpuEmitter::stmt(const Stmt& s, int indent) {
-  if (!geometry_) return CEmitter::stmt(s, indent);
   const std::string pad(static_cast<size_t>(indent), ' ');
+  switch (s.kind) {
+    case StmtKind::Kernel:
+      return kernel(s);
+    case StmtKind::Block:
+      return CEmitter::stmt(s, indent);
+    default:
+      if (!launch_)
+        throw std::logic_error("GPU emitter: a statement outside a kernel (lower with the target's lower options)");
+      break;
+  }
   if (s.kind == StmtKind::Barrier) {
     out_ += pad + barrier_statement() + "\n";
     return;
   }
-  if (s.kind == StmtKind::Allocate && s.scope == lir::MemoryScope::Shared) return stmt(*s.body, indent);  // hoisted
-  if (s.kind == StmtKind::Allocate) private_buffers_.insert(s.name);
-  if (s.kind == StmtKind::LetStmt) let_values_[s.name] = s.value;
-  if (s.kind == StmtKind::Store && geometry_->has_thread_loops && per_thread_depth_ == 0 &&
-      !private_buffers_.count(s.name)) {
-    // Outside the thread loops (and cooperative copies) every thread holds the same value
-    // (schedule_bind checked it): the block's first thread stores it.
-    out_ += pad + "if (" + thread_rank() + " == 0) {\n";
-    CEmitter::stmt(s, indent + 2);
-    out_ += pad + "}\n";
-    return;
+  if (s.kind == StmtKind::Allocate && s.scope == lir::MemoryScope::Shared) {
+    out_ += shared_declaration(s);
+    return stmt(*s.body, indent);
   }
+  if (s.kind == StmtKind::LetStmt) let_values_[s.name] = s.value;
   if (s.kind != StmtKind::For) return CEmitter::stmt(s, indent);
   switch (s.for_kind) {
     case lir::ForKind::GpuBlock:
@@ -238,13 +125,21 @@ void GpuEmitter::stmt(const Stmt& s, int indent) {
       return thread_loop(s, indent);
     case lir::ForKind::GpuCooperative:
       return cooperative_nest(s, indent);
+    case lir::ForKind::GpuGridStride:
+      return grid_stride_nest(s, indent);
     default:
       return CEmitter::stmt(s, indent);
   }
 }
 
+std::string GpuEmitter::thread_rank_expression() {
+  // Parenthesized where it is a sum, so that it is one operand wherever it stands.
+  const std::string rank = thread_rank();
+  return rank.find(' ') == std::string::npos ? rank : "(" + rank + ")";
+}
+
 std::string GpuEmitter::thread_rank() const {
-  const lir::KernelGeometry& g = *geometry_;
+  const lir::KernelGeometry& g = launch_->geometry;
   std::string rank = "(int64_t)" + thread_index(0);
   if (g.block[1] > 1 || g.block[2] > 1) rank += " + " + std::to_string(g.block[0]) + " * (int64_t)" + thread_index(1);
   if (g.block[2] > 1) rank += " + " + std::to_string(g.block[0] * g.block[1]) + " * (int64_t)" + thread_index(2);
@@ -266,9 +161,8 @@ void GpuEmitter::thread_loop(const Stmt& s, int indent) {
     out_ += pad + a.var + " = " + expr(*lir::combine_identity(a.op, a.type)) + ";\n";
   }
   out_ += pad + "{\n";
-  ++per_thread_depth_;
   out_ += pad + "  const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + thread_index(s.gpu_axis) + ";\n";
-  if (s.extent->int_value >= geometry_->block[s.gpu_axis]) {
+  if (s.extent->int_value >= launch_->geometry.block[s.gpu_axis]) {
     stmt(*s.body, indent + 2);
   } else {
     // A smaller loop than the block along this axis: the extra threads skip it.
@@ -276,7 +170,6 @@ void GpuEmitter::thread_loop(const Stmt& s, int indent) {
     stmt(*s.body, indent + 4);
     out_ += pad + "  }\n";
   }
-  --per_thread_depth_;
   out_ += pad + "}\n";
   if (accumulators.empty()) return;
   combine_over_threads(accumulators, s.gpu_axis, id, indent);
@@ -291,7 +184,7 @@ std::string GpuEmitter::combine_statement(const lir::ThreadAccumulator& a, const
 
 void GpuEmitter::combine_over_threads(const std::vector<lir::ThreadAccumulator>& accumulators, int axis,
                                       const std::string& id, int indent) {
-  const lir::KernelGeometry& g = *geometry_;
+  const lir::KernelGeometry& g = launch_->geometry;
   const std::string pad(static_cast<size_t>(indent), ' ');
   const int64_t width = g.block[axis];  // threads taking part along the axis (those past the loop hold the identity)
   if (width <= 1) return;               // one thread along the axis: its part is the whole
@@ -335,7 +228,7 @@ void GpuEmitter::combine_by_shuffles(const std::vector<lir::ThreadAccumulator>& 
   // every warp combines its row's warp totals the same way over all 32 lanes (lanes past the
   // warp count hold the identity): all threads hold the row's total. A butterfly over only the
   // first `warps` lanes would leave the total in those lanes and the identity in the others.
-  const lir::KernelGeometry& g = *geometry_;
+  const lir::KernelGeometry& g = launch_->geometry;
   const std::string pad2(static_cast<size_t>(indent) + 2, ' ');
   const int64_t width = g.block[0];
   auto butterfly = [&](int64_t lanes) {
@@ -367,7 +260,7 @@ void GpuEmitter::combine_by_tree(const std::vector<lir::ThreadAccumulator>& accu
                                  const std::string& id, int indent) {
   // A tree in shared memory: at each step the lower half of the threads still taking part adds
   // the upper half's values, then all read the total from the first thread along the axis.
-  const lir::KernelGeometry& g = *geometry_;
+  const lir::KernelGeometry& g = launch_->geometry;
   const std::string pad2(static_cast<size_t>(indent) + 2, ' ');
   const std::string barrier = pad2 + barrier_statement() + "\n";
   const int64_t width = g.block[axis];
@@ -420,7 +313,7 @@ void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
   for (; s->kind == StmtKind::For && s->for_kind == lir::ForKind::GpuCooperative; s = s->body.get()) loops.push_back(s);
   const std::string p = "ekb_coop" + std::to_string(cooperative_count_++);
   const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ", pad4 = pad2 + "  ";
-  const lir::KernelGeometry& g = *geometry_;
+  const lir::KernelGeometry& g = launch_->geometry;
   // The block's threads take consecutive elements.
   const std::string rank = thread_rank();
   if (vectorized_copy(loops, *s, indent, rank, p)) return;
@@ -442,9 +335,7 @@ void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
       out_ += pad4 + p + "_rest /= " + ext + ";\n";
     }
   }
-  ++per_thread_depth_;  // each thread stores its own elements
   stmt(*s, indent + 4);
-  --per_thread_depth_;
   out_ += pad2 + "}\n" + pad + "}\n";
 }
 
@@ -480,7 +371,7 @@ std::optional<int64_t> coefficient(const Expr& e, const std::string& var) {
 
 void GpuEmitter::open_cooperative_turns(const std::string& p, const std::string& rank, const std::string& count,
                                         std::optional<int64_t> constant_count, const std::string& pad) {
-  const int64_t threads = geometry_->threads();
+  const int64_t threads = launch_->geometry.threads();
   const std::string flat = p + "_flat";
   if (!constant_count) {
     out_ += pad + "for (int64_t " + flat + " = " + rank + "; " + flat + " < " + count + "; " + flat +
@@ -545,7 +436,7 @@ bool GpuEmitter::vectorized_copy(const std::vector<const Stmt*>& loops, const St
   const bool vector_store = aligned_run(copy.indices[0]);
   const bool shared_dst = true;  // cooperative copies fill shared caches
 
-  const lir::KernelGeometry& g = *geometry_;
+  const lir::KernelGeometry& g = launch_->geometry;
   const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ", pad4 = pad2 + "  ";
   out_ += pad + "{ /* cooperative copy, 4 floats per load: the block's " + std::to_string(g.threads()) +
           " threads take turns */\n";

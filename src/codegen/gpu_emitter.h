@@ -27,8 +27,7 @@ namespace ekb::codegen {
 
 class GpuEmitter : public CEmitter {
  public:
-  GpuEmitter(const lir::Func& f, CEmitOptions options, int threads_per_block)
-      : CEmitter(f, std::move(options)), threads_per_block_(threads_per_block) {}
+  GpuEmitter(const lir::Func& f, CEmitOptions options) : CEmitter(f, std::move(options)) {}
 
  protected:
   // nvcc, NVRTC, clang (PoCL) and NVIDIA's OpenCL (cl_nv_pragma_unroll) all take it: a register
@@ -45,9 +44,9 @@ class GpuEmitter : public CEmitter {
   virtual std::string global_thread_count() const = 0;
   // How the language calls its threads, for comments ("blocks and threads").
   virtual std::string thread_space_name() const = 0;
-  // The text launching kernel `name` over the product of `extents` (loop extents, each clamped at
-  // 0 by the launch) with threads_per_block_ threads per group, or on a single thread.
-  virtual std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) = 0;
+  // The text launching kernel `name` over the product of a grid-stride launch's extents (each
+  // clamped at 0), or on a single thread.
+  virtual std::string launch_over(const std::string& name, const lir::Launch& launch) = 0;
   virtual std::string launch_single_thread(const std::string& name) = 0;
 
   // ---- kernels of stages with loops bound to blocks and threads (lower/schedule_bind.h)
@@ -79,29 +78,17 @@ class GpuEmitter : public CEmitter {
   bool explicit_simd() const override { return false; }
 
   std::string entry_body() override;
-  // The kernels entry_body() produced, in launch order.
+  // The kernels printed so far, in launch order.
   const std::string& kernels() const { return kernels_; }
 
-  // `name` appears in `text` as a whole identifier.
-  static bool mentions(const std::string& text, const std::string& name);
-
-  int threads_per_block_;
+  // The thread's rank in its block as one operand.
+  std::string thread_rank_expression() override;
 
  private:
-  // The leading loops of `stage` spread over all threads (map_grid_stride), outermost first.
-  std::vector<const lir::Stmt*> parallel_loops(const lir::Stmt& stage) const;
-  // Prints `s` at `indent` into a string (out_ is left as it was).
-  std::string print(const lir::Stmt& s, int indent);
-  // The declarations of `context` (temps, lets around the whole body) that `code` needs.
-  std::string context_lines(const std::vector<const lir::Stmt*>& context, const std::string& code);
-  // One kernel (appended to kernels_); returns the text launching it.
-  std::string parallel_kernel(const std::vector<const lir::Stmt*>& context,
-                              const std::vector<const lir::Stmt*>& loops);
-  std::string serial_kernel(const std::vector<const lir::Stmt*>& context,
-                            const std::vector<const lir::Stmt*>& stages);
-  // A stage with bound loops as one kernel in the SPMD form (every thread runs the stage, a bound
-  // loop's variable is the block's or thread's index); its launch follows from the bound loops.
-  std::string bound_kernel(const std::vector<const lir::Stmt*>& context, const lir::Stmt& stage);
+  // A Kernel: its definition appended to kernels_, its launch to the entry point's body.
+  void kernel(const lir::Stmt& kernel);
+  // A nest of GpuGridStride loops flattened into one loop over all the threads of the launch.
+  void grid_stride_nest(const lir::Stmt& nest, int indent);
   // A nest of GpuCooperative loops flattened and spread over the block's threads.
   void cooperative_nest(const lir::Stmt& nest, int indent);
   // The cooperative copy `dst[...] = src[...]` four floats at a time, when its innermost loop
@@ -135,14 +122,11 @@ class GpuEmitter : public CEmitter {
   std::string combine_statement(const lir::ThreadAccumulator& a, const std::string& other);
 
   std::string kernels_;
-  int kernel_count_ = 0;
-  const lir::KernelGeometry* geometry_ = nullptr;  // of the bound kernel being printed
-  std::map<std::string, lir::ExprP> let_values_;     // the lets printed so far in that kernel
+  const lir::Launch* launch_ = nullptr;           // of the kernel being printed
+  std::map<std::string, lir::ExprP> let_values_;  // the lets printed so far in that kernel
   int cooperative_count_ = 0;
   int reduction_count_ = 0;
-  std::string reduction_shared_;            // shared slots of the cooperative reductions in that kernel
-  int per_thread_depth_ = 0;                // thread loops and cooperative copies around the statement printed
-  std::set<std::string> private_buffers_;   // allocated inside that kernel (each thread's own)
+  std::string reduction_shared_;  // shared slots of the cooperative reductions in that kernel
 };
 
 }  // namespace ekb::codegen

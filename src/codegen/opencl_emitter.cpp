@@ -196,23 +196,24 @@ std::optional<std::string> OpenCLEmitter::launch_expr(const Expr& e) const {
   }
 }
 
-std::string OpenCLEmitter::launch_over(const std::string& name, const std::vector<const Expr*>& extents) {
-  const std::string tpg = std::to_string(threads_per_block_);
+std::string OpenCLEmitter::launch_over(const std::string& name, const lir::Launch& launch) {
+  const int64_t tpg = launch.geometry.block[0];
   // Constant extents (the usual case: the lowering is specialized to the workload) give a number.
-  const bool constant = std::all_of(extents.begin(), extents.end(), [](const Expr* x) { return x->kind == ExprKind::IntImm; });
+  const bool constant = std::all_of(launch.extents.begin(), launch.extents.end(),
+                                    [](const lir::ExprP& x) { return x->kind == ExprKind::IntImm; });
   std::string global;
   if (constant) {
     int64_t count = 1;
-    for (const Expr* x : extents) count *= std::max<int64_t>(x->int_value, 0);
-    const int64_t groups = std::min<int64_t>((count + threads_per_block_ - 1) / threads_per_block_, options_.max_groups);
-    global = std::to_string(groups * threads_per_block_);
+    for (const lir::ExprP& x : launch.extents) count *= std::max<int64_t>(x->int_value, 0);
+    global = std::to_string(std::min<int64_t>((count + tpg - 1) / tpg, launch.max_blocks) * tpg);
   } else {
     std::string count;
-    for (const Expr* x : extents) count += (count.empty() ? "" : " * ") + ("max(" + *launch_expr(*x) + ", 0)");
-    global = "min((" + count + " + " + std::to_string(threads_per_block_ - 1) + ") / " + tpg + ", " +
-             std::to_string(options_.max_groups) + ") * " + tpg;
+    for (const lir::ExprP& x : launch.extents) count += (count.empty() ? "" : " * ") + ("max(" + *launch_expr(*x) + ", 0)");
+    global = "min((" + count + " + " + std::to_string(tpg - 1) + ") / " + std::to_string(tpg) + ", " +
+             std::to_string(launch.max_blocks) + ") * " + std::to_string(tpg);
   }
-  return "kernel " + name + " global=[" + global + "] local=[" + tpg + "] args=[" + launch_arguments() + "]\n";
+  return "kernel " + name + " global=[" + global + "] local=[" + std::to_string(tpg) + "] args=[" + launch_arguments() +
+         "]\n";
 }
 
 std::string OpenCLEmitter::shared_declaration(const lir::Stmt& a) const {

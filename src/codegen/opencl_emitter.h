@@ -24,15 +24,13 @@
 namespace ekb::codegen {
 
 struct OpenCLEmitOptions {
-  int threads_per_group = 256;          // the local size of a parallel kernel
-  int64_t max_groups = 65535;           // beyond it, a grid-stride loop covers the rest
   std::string scratch_name = "ekb_scratch";
 };
 
 class OpenCLEmitter : public GpuEmitter {
  public:
   OpenCLEmitter(const lir::Func& f, OpenCLEmitOptions options = {})
-      : GpuEmitter(f, {}, options.threads_per_group), options_(std::move(options)) {}
+      : GpuEmitter(f, {}), options_(std::move(options)) {}
 
  protected:
   std::string storage_type(ScalarType t) const override;
@@ -49,12 +47,12 @@ class OpenCLEmitter : public GpuEmitter {
   std::string store_text(const lir::Stmt& store, const std::string& index, const std::string& value) override;
 
   std::string kernel_head(const std::string& name, const std::string& what) const override;
-  // 32-bit like CUDA's indices (the launch's global size stays below 2^32: at most max_groups
+  // 32-bit like CUDA's indices (the launch's global size stays below 2^32: at most GpuLowerOptions::max_blocks
   // work-groups): a size_t index keeps all the index arithmetic in 64 bits on NVIDIA's compiler.
   std::string global_thread_index() const override { return "(int64_t)(uint)get_global_id(0)"; }
   std::string global_thread_count() const override { return "(int64_t)(uint)get_global_size(0)"; }
   std::string thread_space_name() const override { return "work-groups and work-items"; }
-  std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
+  std::string launch_over(const std::string& name, const lir::Launch& launch) override;
   std::string launch_single_thread(const std::string& name) override;
   // 32-bit like CUDA's blockIdx and threadIdx: a size_t index keeps the index arithmetic of the
   // kernels that use them in 64 bits on NVIDIA's OpenCL compiler (the launch geometry's extents are

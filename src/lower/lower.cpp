@@ -10,6 +10,7 @@
 #include "lower/lower_definitions.h"
 #include "lower/lower_reductions.h"
 #include "lower/map_grid_stride.h"
+#include "lower/outline_kernels.h"
 #include "lower/partition_loops.h"
 #include "lower/promote_to_f64.h"
 #include "lower/simplify.h"
@@ -21,7 +22,7 @@ const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
       "lower_definitions", "lower_reductions", "apply_schedule",  "partition_loops", "lower_boundaries",
       "widen_half_precision", "promote_to_f64", "flatten_storage", "plan_storage",  "simplify",
-      "insert_prefetches", "map_grid_stride"};
+      "insert_prefetches", "map_grid_stride", "outline_kernels"};
   return names;
 }
 
@@ -66,6 +67,9 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   if (stop == "insert_prefetches") return f;
   // gpu: the outer independent loops of each stage without bound loops spread over all threads.
   if (options.gpu) map_grid_stride(f, *options.gpu);
+  if (stop == "map_grid_stride") return f;
+  // gpu: one kernel per stage (or run of sequential stages), with its launch.
+  if (options.gpu) outline_kernels(f, *options.gpu);
   return f;
 }
 
