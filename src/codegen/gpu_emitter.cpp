@@ -49,10 +49,9 @@ void GpuEmitter::kernel(const Stmt& k) {
   out_.clear();
   launch_ = &l;
   let_values_.clear();
-  reduction_shared_.clear();
   stmt(*k.body, 2);
   launch_ = nullptr;
-  kernels_ += kernel_head(k.name, what) + reduction_shared_ + out_ + "}\n\n";
+  kernels_ += kernel_head(k.name, what) + out_ + "}\n\n";
   out_ = std::move(launches);
   switch (l.kind) {
     case lir::LaunchKind::Single:
@@ -110,6 +109,7 @@ void GpuEmitter::stmt(const Stmt& s, int indent) {
     out_ += pad + barrier_statement() + "\n";
     return;
   }
+  if (s.kind == StmtKind::ThreadAllReduce) return all_reduce(s, indent);
   if (s.kind == StmtKind::Allocate && s.scope == lir::MemoryScope::Shared) {
     out_ += shared_declaration(s);
     return stmt(*s.body, indent);
@@ -150,16 +150,6 @@ void GpuEmitter::thread_loop(const Stmt& s, int indent) {
   if (s.extent->kind != ExprKind::IntImm)
     throw std::logic_error("GPU emitter: loop '" + s.name + "' bound to threads has no constant extent");
   const std::string pad(static_cast<size_t>(indent), ' ');
-  const std::vector<lir::ThreadAccumulator> accumulators = lir::thread_accumulators(s);
-  // Each thread accumulates its part from the identity; what the accumulator held before (an
-  // enclosing loop's running total, the same in every thread) joins the combined parts after.
-  const std::string id = std::to_string(reduction_count_++);
-  std::vector<std::string> before;
-  for (const lir::ThreadAccumulator& a : accumulators) {
-    before.push_back("ekb_before" + id + "_" + a.var);
-    out_ += pad + "const " + value_type(a.type) + " " + before.back() + " = " + a.var + ";\n";
-    out_ += pad + a.var + " = " + expr(*lir::combine_identity(a.op, a.type)) + ";\n";
-  }
   out_ += pad + "{\n";
   out_ += pad + "  const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + thread_index(s.gpu_axis) + ";\n";
   if (s.extent->int_value >= launch_->geometry.block[s.gpu_axis]) {
@@ -171,59 +161,37 @@ void GpuEmitter::thread_loop(const Stmt& s, int indent) {
     out_ += pad + "  }\n";
   }
   out_ += pad + "}\n";
-  if (accumulators.empty()) return;
-  combine_over_threads(accumulators, s.gpu_axis, id, indent);
-  for (size_t i = 0; i < accumulators.size(); ++i)
-    out_ += pad + combine_statement(accumulators[i], before[i]) + "\n";
 }
 
-std::string GpuEmitter::combine_statement(const lir::ThreadAccumulator& a, const std::string& other) {
-  lir::ExprP combined = lir::binary(a.op, lir::var(a.var, a.type), lir::var(other, a.type));
-  return a.var + " = " + expr(*combined) + ";";
+std::string GpuEmitter::combine_statement(const Stmt::Combine& c, const std::string& other) {
+  lir::ExprP combined = lir::binary(c.op, lir::var(c.var, c.type), lir::var(other, c.type));
+  return c.var + " = " + expr(*combined) + ";";
 }
 
-void GpuEmitter::combine_over_threads(const std::vector<lir::ThreadAccumulator>& accumulators, int axis,
-                                      const std::string& id, int indent) {
-  const lir::KernelGeometry& g = launch_->geometry;
+void GpuEmitter::all_reduce(const Stmt& s, int indent) {
   const std::string pad(static_cast<size_t>(indent), ' ');
-  const int64_t width = g.block[axis];  // threads taking part along the axis (those past the loop hold the identity)
-  if (width <= 1) return;               // one thread along the axis: its part is the whole
-  out_ += pad + "{ /* cooperative reduction over " + std::string(1, "xyz"[axis]) + ": " + std::to_string(width) +
+  const int64_t width = launch_->geometry.block[s.gpu_axis];
+  out_ += pad + "{ /* cooperative reduction over " + std::string(1, "xyz"[s.gpu_axis]) + ": " + std::to_string(width) +
           " threads */\n";
-  const bool shuffles = axis == 0 && width % 32 == 0 &&
-                        std::all_of(accumulators.begin(), accumulators.end(), [&](const lir::ThreadAccumulator& a) {
-                          return !warp_exchange(a.var, a.type, 1).empty();
-                        });
-  const std::string guard = warp_exchange_condition();
-  // One set of shared slots serves whichever path the compiler keeps: a slot per thread for the
-  // tree, one per warp for the shuffles.
-  const int64_t slots = !shuffles || !guard.empty() ? g.threads() : width / 32 > 1 ? g.threads() / 32 : 0;
-  for (const lir::ThreadAccumulator& a : accumulators)
-    if (slots > 0) {
-      auto alloc = lir::make_allocate(reduction_slots(a, id), a.type == ScalarType::Index ? ScalarType::I64 : a.type,
-                                      slots, lir::MemoryScope::Shared, lir::make_block({}));
-      reduction_shared_ += shared_declaration(*alloc);
-    }
-  if (shuffles && guard.empty()) {
-    combine_by_shuffles(accumulators, id, indent);
-  } else if (shuffles) {
-    out_ += "#if " + guard + "\n";
-    combine_by_shuffles(accumulators, id, indent);
-    out_ += "#else\n";
-    combine_by_tree(accumulators, axis, id, indent);
-    out_ += "#endif\n";
-  } else {
-    combine_by_tree(accumulators, axis, id, indent);
+  switch (s.form) {
+    case lir::AllReduceForm::Shuffles:
+      combine_by_shuffles(s.combines, indent);
+      break;
+    case lir::AllReduceForm::ShufflesOrTree:
+      out_ += "#if " + warp_exchange_condition() + "\n";
+      combine_by_shuffles(s.combines, indent);
+      out_ += "#else\n";
+      combine_by_tree(s.combines, s.gpu_axis, indent);
+      out_ += "#endif\n";
+      break;
+    case lir::AllReduceForm::Tree:
+      combine_by_tree(s.combines, s.gpu_axis, indent);
+      break;
   }
   out_ += pad + "}\n";
 }
 
-std::string GpuEmitter::reduction_slots(const lir::ThreadAccumulator& a, const std::string& id) const {
-  return "ekb_red" + id + "_" + a.var;
-}
-
-void GpuEmitter::combine_by_shuffles(const std::vector<lir::ThreadAccumulator>& accumulators, const std::string& id,
-                                     int indent) {
+void GpuEmitter::combine_by_shuffles(const std::vector<Stmt::Combine>& combines, int indent) {
   // Butterfly within each warp (every lane ends with the warp's total), one slot per warp, then
   // every warp combines its row's warp totals the same way over all 32 lanes (lanes past the
   // warp count hold the identity): all threads hold the row's total. A butterfly over only the
@@ -233,10 +201,10 @@ void GpuEmitter::combine_by_shuffles(const std::vector<lir::ThreadAccumulator>& 
   const int64_t width = g.block[0];
   auto butterfly = [&](int64_t lanes) {
     for (int64_t m = lanes / 2; m >= 1; m /= 2)
-      for (const lir::ThreadAccumulator& a : accumulators) {
-        const std::string other = "ekb_lane_" + a.var;
-        out_ += pad2 + "{ const " + value_type(a.type) + " " + other + " = " +
-                warp_exchange(a.var, a.type, static_cast<int>(m)) + "; " + combine_statement(a, other) + " }\n";
+      for (const Stmt::Combine& c : combines) {
+        const std::string other = "ekb_lane_" + c.var;
+        out_ += pad2 + "{ const " + value_type(c.type) + " " + other + " = " +
+                warp_exchange(c.var, c.type, static_cast<int>(m)) + "; " + combine_statement(c, other) + " }\n";
       }
   };
   butterfly(32);
@@ -246,18 +214,17 @@ void GpuEmitter::combine_by_shuffles(const std::vector<lir::ThreadAccumulator>& 
   const std::string rank = "(" + thread_rank() + ")";
   const std::string lane = "((int64_t)" + thread_index(0) + " % 32)";
   const std::string row_first = "(" + rank + " / " + std::to_string(width) + " * " + std::to_string(warps) + ")";
-  for (const lir::ThreadAccumulator& a : accumulators)
-    out_ += pad2 + "if (" + lane + " == 0) " + reduction_slots(a, id) + "[" + rank + " / 32] = " + a.var + ";\n";
+  for (const Stmt::Combine& c : combines)
+    out_ += pad2 + "if (" + lane + " == 0) " + c.slots + "[" + rank + " / 32] = " + c.var + ";\n";
   out_ += barrier;
-  for (const lir::ThreadAccumulator& a : accumulators)
-    out_ += pad2 + a.var + " = " + lane + " < " + std::to_string(warps) + " ? " + reduction_slots(a, id) + "[" +
-            row_first + " + " + lane + "] : " + expr(*lir::combine_identity(a.op, a.type)) + ";\n";
+  for (const Stmt::Combine& c : combines)
+    out_ += pad2 + c.var + " = " + lane + " < " + std::to_string(warps) + " ? " + c.slots + "[" + row_first + " + " +
+            lane + "] : " + expr(*lir::combine_identity(c.op, c.type)) + ";\n";
   butterfly(32);
   out_ += barrier;  // the slots are free again (a reduction in a later iteration reuses them)
 }
 
-void GpuEmitter::combine_by_tree(const std::vector<lir::ThreadAccumulator>& accumulators, int axis,
-                                 const std::string& id, int indent) {
+void GpuEmitter::combine_by_tree(const std::vector<Stmt::Combine>& combines, int axis, int indent) {
   // A tree in shared memory: at each step the lower half of the threads still taking part adds
   // the upper half's values, then all read the total from the first thread along the axis.
   const lir::KernelGeometry& g = launch_->geometry;
@@ -268,26 +235,24 @@ void GpuEmitter::combine_by_tree(const std::vector<lir::ThreadAccumulator>& accu
   for (int d = 0; d < axis; ++d) stride *= g.block[d];
   const std::string rank = "(" + thread_rank() + ")";
   const std::string t = "(int64_t)" + thread_index(axis);
-  for (const lir::ThreadAccumulator& a : accumulators)
-    out_ += pad2 + reduction_slots(a, id) + "[" + rank + "] = " + a.var + ";\n";
+  for (const Stmt::Combine& c : combines) out_ += pad2 + c.slots + "[" + rank + "] = " + c.var + ";\n";
   out_ += barrier;
   int64_t half = 1;
   while (half * 2 < width) half *= 2;
   for (int64_t h = half; h >= 1; h /= 2) {
     const int64_t active = std::min(h, width - h);  // threads t < active combine with t + h
     out_ += pad2 + "if (" + t + " < " + std::to_string(active) + ") {\n";
-    for (const lir::ThreadAccumulator& a : accumulators) {
-      const std::string mine = reduction_slots(a, id) + "[" + rank + "]";
-      const std::string theirs = reduction_slots(a, id) + "[" + rank + " + " + std::to_string(h * stride) + "]";
-      lir::ExprP combined = lir::binary(a.op, lir::var("ekb_mine", a.type), lir::var("ekb_theirs", a.type));
-      out_ += pad2 + "  { const " + value_type(a.type) + " ekb_mine = " + mine + ", ekb_theirs = " + theirs + "; " +
+    for (const Stmt::Combine& c : combines) {
+      const std::string mine = c.slots + "[" + rank + "]";
+      const std::string theirs = c.slots + "[" + rank + " + " + std::to_string(h * stride) + "]";
+      lir::ExprP combined = lir::binary(c.op, lir::var("ekb_mine", c.type), lir::var("ekb_theirs", c.type));
+      out_ += pad2 + "  { const " + value_type(c.type) + " ekb_mine = " + mine + ", ekb_theirs = " + theirs + "; " +
               mine + " = " + expr(*combined) + "; }\n";
     }
     out_ += pad2 + "}\n" + barrier;
   }
-  for (const lir::ThreadAccumulator& a : accumulators)
-    out_ += pad2 + a.var + " = " + reduction_slots(a, id) + "[" + rank + " - " + t + " * " + std::to_string(stride) +
-            "];\n";
+  for (const Stmt::Combine& c : combines)
+    out_ += pad2 + c.var + " = " + c.slots + "[" + rank + " - " + t + " * " + std::to_string(stride) + "];\n";
   out_ += barrier;  // every thread has read its total before the slots are reused
 }
 

@@ -103,30 +103,22 @@ class GpuEmitter : public CEmitter {
                               std::optional<int64_t> constant_count, const std::string& pad);
   // The largest power of two (up to 16) that `e` is provably a multiple of, through the lets met.
   int64_t known_multiple(const lir::Expr& e) const;
-  // A loop bound to threads: its variable the thread's index, guarded where the block is wider;
-  // for a cooperative reduction, the partials combined over the threads afterwards.
+  // A loop bound to threads: its variable the thread's index, guarded where the block is wider.
   void thread_loop(const lir::Stmt& loop, int indent);
-  // Combines each thread's `accumulators` over the block's threads along `axis`; every thread
-  // ends with the total (lower/schedule_bind.h, "A cooperative reduction").
-  void combine_over_threads(const std::vector<lir::ThreadAccumulator>& accumulators, int axis, const std::string& id,
-                            int indent);
-  // Its two forms: warp shuffles (axis x, a multiple of 32 threads), a tree in shared memory.
-  void combine_by_shuffles(const std::vector<lir::ThreadAccumulator>& accumulators, const std::string& id, int indent);
-  void combine_by_tree(const std::vector<lir::ThreadAccumulator>& accumulators, int axis, const std::string& id,
-                       int indent);
-  // The shared slots of reduction `id`'s accumulator a.
-  std::string reduction_slots(const lir::ThreadAccumulator& a, const std::string& id) const;
+  // A ThreadAllReduce in its form (lower_thread_reductions): warp shuffles (axis x, a multiple of
+  // 32 threads), a tree in shared memory, or both under warp_exchange_condition().
+  void all_reduce(const lir::Stmt& reduce, int indent);
+  void combine_by_shuffles(const std::vector<lir::Stmt::Combine>& combines, int indent);
+  void combine_by_tree(const std::vector<lir::Stmt::Combine>& combines, int axis, int indent);
   // The thread's rank in its block, x fastest.
   std::string thread_rank() const;
-  // `a = a OP b` for an accumulator, in the emitter's exact semantics (wrapping, NaN-propagating).
-  std::string combine_statement(const lir::ThreadAccumulator& a, const std::string& other);
+  // `var = var OP other` for an accumulator, in the emitter's exact semantics (wrapping, NaN-propagating).
+  std::string combine_statement(const lir::Stmt::Combine& c, const std::string& other);
 
   std::string kernels_;
   const lir::Launch* launch_ = nullptr;           // of the kernel being printed
   std::map<std::string, lir::ExprP> let_values_;  // the lets printed so far in that kernel
   int cooperative_count_ = 0;
-  int reduction_count_ = 0;
-  std::string reduction_shared_;  // shared slots of the cooperative reductions in that kernel
 };
 
 }  // namespace ekb::codegen

@@ -9,6 +9,7 @@
 #include "lower/lower_boundaries.h"
 #include "lower/lower_definitions.h"
 #include "lower/lower_reductions.h"
+#include "lower/lower_thread_reductions.h"
 #include "lower/map_grid_stride.h"
 #include "lower/outline_kernels.h"
 #include "lower/partition_loops.h"
@@ -22,7 +23,8 @@ const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
       "lower_definitions", "lower_reductions", "apply_schedule",  "partition_loops", "lower_boundaries",
       "widen_half_precision", "promote_to_f64", "flatten_storage", "plan_storage",  "simplify",
-      "insert_prefetches", "map_grid_stride", "outline_kernels"};
+      "insert_prefetches", "map_grid_stride", "outline_kernels",
+      "lower_thread_reductions"};
   return names;
 }
 
@@ -70,6 +72,9 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   if (stop == "map_grid_stride") return f;
   // gpu: one kernel per stage (or run of sequential stages), with its launch.
   if (options.gpu) outline_kernels(f, *options.gpu);
+  if (stop == "outline_kernels") return f;
+  // gpu: the reduction loops bound to threads combine their parts over the block.
+  if (options.gpu) lower_thread_reductions(f, *options.gpu);
   return f;
 }
 
