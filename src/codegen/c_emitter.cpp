@@ -6,56 +6,10 @@
 #include "codegen/target.h"
 #include "ir/instance.h"
 #include "lower/apply_schedule.h"
-#include "lower/mutator.h"
-#include "lower/simplify.h"
-#include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {
 
 std::string CEmitter::storage_type(ScalarType t) const { return element_type_name(t, Target::Cpu); }
-
-std::string CEmitter::value_type(ScalarType t) const {
-  switch (t) {
-    case ScalarType::Bool:
-      return "int";
-    case ScalarType::I8:
-      return "int8_t";
-    case ScalarType::U8:
-      return "uint8_t";
-    case ScalarType::I16:
-      return "int16_t";
-    case ScalarType::I32:
-      return "int32_t";
-    case ScalarType::I64:
-    case ScalarType::Index:
-      return "int64_t";
-    case ScalarType::F32:
-      return "float";
-    case ScalarType::F64:
-      return "double";
-    case ScalarType::F16:
-    case ScalarType::BF16:
-      break;
-  }
-  throw std::logic_error("C emitter: half-precision arithmetic (lower with widen_half_precision)");
-}
-
-std::string CEmitter::unsigned_type(int bits) const { return bits == 64 ? "uint64_t" : "uint32_t"; }
-
-std::string CEmitter::math_function(lir::Intrinsic f, ScalarType t) const {
-  std::string n;
-  switch (f) {
-    case lir::Intrinsic::Abs:
-      n = "fabs";
-      break;
-    case lir::Intrinsic::RoundEven:
-      n = "rint";
-      break;  // the default rounding mode: half to even
-    default:
-      n = std::string(lir::intrinsic_name(f));
-  }
-  return t == ScalarType::F64 ? n : n + "f";
-}
 
 std::string CEmitter::half_conversion(ScalarType half, bool to_half) const {
   // ekb_abi.h, included first by the cpu backend.
@@ -88,27 +42,6 @@ std::string CEmitter::loop_annotation(const lir::Stmt& loop) const {
                                                         : "#pragma clang loop unroll(enable)";
     default:
       return "";
-  }
-}
-
-std::string CEmitter::allocation(const lir::Stmt& a, const std::string& indent) const {
-  std::string t = storage_type(a.type);
-  std::string n = std::to_string(a.extent->int_value);
-  switch (a.scope) {
-    case lir::MemoryScope::Stack:
-    case lir::MemoryScope::Local:
-      return indent + t + " " + a.name + "[" + n + "] __attribute__((aligned(" +
-             std::to_string(std::max<int64_t>(64, a.alignment)) + ")));\n";
-    case lir::MemoryScope::Scratch: {
-      std::string at = "(char*)scratch + " + std::to_string(a.scratch_offset);
-      // The workspace is 64-byte aligned; a larger alignment rounds up into room plan_storage reserved.
-      if (a.alignment > 64)
-        at = "(char*)(((uintptr_t)(" + at + ") + " + std::to_string(a.alignment - 1) + ") & ~(uintptr_t)" +
-             std::to_string(a.alignment - 1) + ")";
-      return indent + t + "* __restrict " + a.name + " = (" + t + "*)(" + at + ");  /* " + n + " elements */\n";
-    }
-    default:
-      throw std::logic_error("C emitter: temp '" + a.name + "' was not placed (run plan_storage)");
   }
 }
 
@@ -199,7 +132,7 @@ std::string vector_type_name(ScalarType t, int64_t lanes) { return "ekb_" + help
 }  // namespace
 
 void CEmitter::stmt(const lir::Stmt& s, int indent) {
-  if (s.kind == lir::StmtKind::For && s.for_kind == lir::ForKind::Vectorized && explicit_simd())
+  if (s.kind == lir::StmtKind::For && s.for_kind == lir::ForKind::Vectorized)
     if (std::optional<SimdLoop> lanes = simd_loop(s)) {
       uses_simd_loops_ = true;
       std::string pad(static_cast<size_t>(indent), ' ');

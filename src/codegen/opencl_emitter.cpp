@@ -5,7 +5,6 @@
 
 #include "codegen/target.h"
 #include "lower/lower.h"
-#include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {
 
@@ -61,12 +60,12 @@ bool OpenCLEmitter::is_half_buffer(const std::string& name) const {
 
 std::string OpenCLEmitter::load_text(const Expr& load, const std::string& index) {
   if (is_half_buffer(load.name)) return "vload_half(" + index + ", " + load.name + ")";
-  return GpuEmitter::load_text(load, index);
+  return CLikeEmitter::load_text(load, index);
 }
 
 std::string OpenCLEmitter::store_text(const lir::Stmt& store, const std::string& index, const std::string& value) {
   if (is_half_buffer(store.name)) return "vstore_half_rte(" + value + ", " + index + ", " + store.name + ");";
-  return GpuEmitter::store_text(store, index, value);
+  return CLikeEmitter::store_text(store, index, value);
 }
 
 std::string OpenCLEmitter::allocation(const lir::Stmt& a, const std::string& indent) const {
@@ -136,8 +135,8 @@ std::string OpenCLEmitter::warp_exchange(const std::string& value, ScalarType t,
       return "as_float(ekb_shfl_xor(as_uint(" + value + "), " + m + "))";
     case ScalarType::I32:
       return "(int)ekb_shfl_xor((uint)" + value + ", " + m + ")";
-    default:
-      return "";  // 64-bit values would take two exchanges: the tree instead
+    default:  // 64-bit values would take two exchanges: opencl_lower_options leaves them to the tree
+      throw std::logic_error("OpenCL emitter: no warp shuffle of " + std::string(ir::scalar_type_name(t)));
   }
 }
 

@@ -1,12 +1,13 @@
-#include "codegen/gpu_emitter.h"
-
+// The kernel statements of the loop IR as the GPU languages print them (CudaEmitter,
+// OpenCLEmitter), through CLikeEmitter's spelling hooks: what each kernel runs and how its loops
+// map to threads was decided by the passes (map_grid_stride, outline_kernels,
+// lower_thread_reductions, schedule_bind); this prints their forms.
 #include <algorithm>
-#include <cctype>
-#include <functional>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 
+#include "codegen/c_like_emitter.h"
 #include "lower/lower_reductions.h"
 #include "lower/mutator.h"
 #include "lower/simplify.h"
@@ -18,13 +19,31 @@ using lir::ExprKind;
 using lir::Stmt;
 using lir::StmtKind;
 
-// ------------------------------------------------------------------------------- kernels
-std::string GpuEmitter::entry_body() {
-  kernels_.clear();
-  return CEmitter::entry_body();
+// ------------------------------------------------------------------------------- kernel spellings
+// The defaults: a target without kernels never prints a kernel statement.
+namespace {
+[[noreturn]] void no_kernels(const char* what) {
+  throw std::logic_error(std::string("emitter: ") + what + " on a target without kernels");
 }
+}  // namespace
 
-void GpuEmitter::kernel(const Stmt& k) {
+std::string CLikeEmitter::kernel_head(const std::string&, const std::string&) const { no_kernels("a kernel"); }
+std::string CLikeEmitter::thread_space_name() const { no_kernels("a kernel"); }
+std::string CLikeEmitter::launch_single_thread(const std::string&) { no_kernels("a launch"); }
+std::string CLikeEmitter::launch_over(const std::string&, const lir::Launch&) { no_kernels("a launch"); }
+std::string CLikeEmitter::launch_geometry(const std::string&, const lir::KernelGeometry&) { no_kernels("a launch"); }
+std::string CLikeEmitter::global_thread_index() const { no_kernels("a thread index"); }
+std::string CLikeEmitter::global_thread_count() const { no_kernels("a thread count"); }
+std::string CLikeEmitter::block_index(int) const { no_kernels("a block index"); }
+std::string CLikeEmitter::thread_index(int) const { no_kernels("a thread index"); }
+std::string CLikeEmitter::barrier_statement() const { no_kernels("a barrier"); }
+std::string CLikeEmitter::shared_declaration(const Stmt&) const { no_kernels("shared memory"); }
+std::string CLikeEmitter::float4_at(const std::string&, const std::string&, bool, bool) const { no_kernels("a float4"); }
+std::string CLikeEmitter::warp_exchange(const std::string&, ScalarType, int) const { no_kernels("a warp shuffle"); }
+std::string CLikeEmitter::warp_exchange_condition() const { no_kernels("a warp shuffle"); }
+
+// ------------------------------------------------------------------------------- kernels
+void CLikeEmitter::kernel(const Stmt& k) {
   const lir::Launch& l = k.launch;
   std::string what;
   switch (l.kind) {
@@ -66,7 +85,25 @@ void GpuEmitter::kernel(const Stmt& k) {
   }
 }
 
-void GpuEmitter::grid_stride_nest(const Stmt& nest, int indent) {
+void CLikeEmitter::gpu_loop(const Stmt& s, int indent) {
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  switch (s.for_kind) {
+    case lir::ForKind::GpuBlock:
+      // The grid has exactly the loop's extent along this axis: no guard.
+      out_ += pad + "const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + block_index(s.gpu_axis) + ";\n";
+      return stmt(*s.body, indent);
+    case lir::ForKind::GpuThread:
+      return thread_loop(s, indent);
+    case lir::ForKind::GpuCooperative:
+      return cooperative_nest(s, indent);
+    case lir::ForKind::GpuGridStride:
+      return grid_stride_nest(s, indent);
+    default:
+      throw std::logic_error("emitter: not a loop of a kernel");
+  }
+}
+
+void CLikeEmitter::grid_stride_nest(const Stmt& nest, int indent) {
   std::vector<const Stmt*> loops;
   const Stmt* s = &nest;
   for (; s->kind == StmtKind::For && s->for_kind == lir::ForKind::GpuGridStride; s = s->body.get()) loops.push_back(s);
@@ -93,52 +130,7 @@ void GpuEmitter::grid_stride_nest(const Stmt& nest, int indent) {
   out_ += pad + "}\n";
 }
 
-void GpuEmitter::stmt(const Stmt& s, int indent) {
-  const std::string pad(static_cast<size_t>(indent), ' ');
-  switch (s.kind) {
-    case StmtKind::Kernel:
-      return kernel(s);
-    case StmtKind::Block:
-      return CEmitter::stmt(s, indent);
-    default:
-      if (!launch_)
-        throw std::logic_error("GPU emitter: a statement outside a kernel (lower with the target's lower options)");
-      break;
-  }
-  if (s.kind == StmtKind::Barrier) {
-    out_ += pad + barrier_statement() + "\n";
-    return;
-  }
-  if (s.kind == StmtKind::ThreadAllReduce) return all_reduce(s, indent);
-  if (s.kind == StmtKind::Allocate && s.scope == lir::MemoryScope::Shared) {
-    out_ += shared_declaration(s);
-    return stmt(*s.body, indent);
-  }
-  if (s.kind == StmtKind::LetStmt) let_values_[s.name] = s.value;
-  if (s.kind != StmtKind::For) return CEmitter::stmt(s, indent);
-  switch (s.for_kind) {
-    case lir::ForKind::GpuBlock:
-      // The grid has exactly the loop's extent along this axis: no guard.
-      out_ += pad + "const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + block_index(s.gpu_axis) + ";\n";
-      return stmt(*s.body, indent);
-    case lir::ForKind::GpuThread:
-      return thread_loop(s, indent);
-    case lir::ForKind::GpuCooperative:
-      return cooperative_nest(s, indent);
-    case lir::ForKind::GpuGridStride:
-      return grid_stride_nest(s, indent);
-    default:
-      return CEmitter::stmt(s, indent);
-  }
-}
-
-std::string GpuEmitter::thread_rank_expression() {
-  // Parenthesized where it is a sum, so that it is one operand wherever it stands.
-  const std::string rank = thread_rank();
-  return rank.find(' ') == std::string::npos ? rank : "(" + rank + ")";
-}
-
-std::string GpuEmitter::thread_rank() const {
+std::string CLikeEmitter::thread_rank() const {
   const lir::KernelGeometry& g = launch_->geometry;
   std::string rank = "(int64_t)" + thread_index(0);
   if (g.block[1] > 1 || g.block[2] > 1) rank += " + " + std::to_string(g.block[0]) + " * (int64_t)" + thread_index(1);
@@ -146,9 +138,15 @@ std::string GpuEmitter::thread_rank() const {
   return rank;
 }
 
-void GpuEmitter::thread_loop(const Stmt& s, int indent) {
+std::string CLikeEmitter::thread_rank_operand() const {
+  // Parenthesized where it is a sum, so that it is one operand wherever it stands.
+  const std::string rank = thread_rank();
+  return rank.find(' ') == std::string::npos ? rank : "(" + rank + ")";
+}
+
+void CLikeEmitter::thread_loop(const Stmt& s, int indent) {
   if (s.extent->kind != ExprKind::IntImm)
-    throw std::logic_error("GPU emitter: loop '" + s.name + "' bound to threads has no constant extent");
+    throw std::logic_error("emitter: loop '" + s.name + "' bound to threads has no constant extent");
   const std::string pad(static_cast<size_t>(indent), ' ');
   out_ += pad + "{\n";
   out_ += pad + "  const int64_t " + s.name + " = " + expr(*s.min) + " + (int64_t)" + thread_index(s.gpu_axis) + ";\n";
@@ -163,12 +161,12 @@ void GpuEmitter::thread_loop(const Stmt& s, int indent) {
   out_ += pad + "}\n";
 }
 
-std::string GpuEmitter::combine_statement(const Stmt::Combine& c, const std::string& other) {
+std::string CLikeEmitter::combine_statement(const Stmt::Combine& c, const std::string& other) {
   lir::ExprP combined = lir::binary(c.op, lir::var(c.var, c.type), lir::var(other, c.type));
   return c.var + " = " + expr(*combined) + ";";
 }
 
-void GpuEmitter::all_reduce(const Stmt& s, int indent) {
+void CLikeEmitter::all_reduce(const Stmt& s, int indent) {
   const std::string pad(static_cast<size_t>(indent), ' ');
   const int64_t width = launch_->geometry.block[s.gpu_axis];
   out_ += pad + "{ /* cooperative reduction over " + std::string(1, "xyz"[s.gpu_axis]) + ": " + std::to_string(width) +
@@ -191,7 +189,7 @@ void GpuEmitter::all_reduce(const Stmt& s, int indent) {
   out_ += pad + "}\n";
 }
 
-void GpuEmitter::combine_by_shuffles(const std::vector<Stmt::Combine>& combines, int indent) {
+void CLikeEmitter::combine_by_shuffles(const std::vector<Stmt::Combine>& combines, int indent) {
   // Butterfly within each warp (every lane ends with the warp's total), one slot per warp, then
   // every warp combines its row's warp totals the same way over all 32 lanes (lanes past the
   // warp count hold the identity): all threads hold the row's total. A butterfly over only the
@@ -224,7 +222,7 @@ void GpuEmitter::combine_by_shuffles(const std::vector<Stmt::Combine>& combines,
   out_ += barrier;  // the slots are free again (a reduction in a later iteration reuses them)
 }
 
-void GpuEmitter::combine_by_tree(const std::vector<Stmt::Combine>& combines, int axis, int indent) {
+void CLikeEmitter::combine_by_tree(const std::vector<Stmt::Combine>& combines, int axis, int indent) {
   // A tree in shared memory: at each step the lower half of the threads still taking part adds
   // the upper half's values, then all read the total from the first thread along the axis.
   const lir::KernelGeometry& g = launch_->geometry;
@@ -272,7 +270,7 @@ std::optional<int64_t> constant_count(const std::vector<const Stmt*>& loops, int
 
 }  // namespace
 
-void GpuEmitter::cooperative_nest(const Stmt& nest, int indent) {
+void CLikeEmitter::cooperative_nest(const Stmt& nest, int indent) {
   std::vector<const Stmt*> loops;
   const Stmt* s = &nest;
   for (; s->kind == StmtKind::For && s->for_kind == lir::ForKind::GpuCooperative; s = s->body.get()) loops.push_back(s);
@@ -334,7 +332,7 @@ std::optional<int64_t> coefficient(const Expr& e, const std::string& var) {
 
 }  // namespace
 
-void GpuEmitter::open_cooperative_turns(const std::string& p, const std::string& rank, const std::string& count,
+void CLikeEmitter::open_cooperative_turns(const std::string& p, const std::string& rank, const std::string& count,
                                         std::optional<int64_t> constant_count, const std::string& pad) {
   const int64_t threads = launch_->geometry.threads();
   const std::string flat = p + "_flat";
@@ -354,7 +352,7 @@ void GpuEmitter::open_cooperative_turns(const std::string& p, const std::string&
   if (*constant_count % threads != 0) out_ += pad + "  if (" + flat + " >= " + count + ") break;\n";
 }
 
-int64_t GpuEmitter::known_multiple(const Expr& e) const {
+int64_t CLikeEmitter::known_multiple(const Expr& e) const {
   constexpr int64_t kMax = 16;  // float4 needs 4; more is never asked
   auto gcd = [](int64_t a, int64_t b) { return std::gcd(a, b); };
   switch (e.kind) {
@@ -383,7 +381,7 @@ int64_t GpuEmitter::known_multiple(const Expr& e) const {
   }
 }
 
-bool GpuEmitter::vectorized_copy(const std::vector<const Stmt*>& loops, const Stmt& copy, int indent,
+bool CLikeEmitter::vectorized_copy(const std::vector<const Stmt*>& loops, const Stmt& copy, int indent,
                                  const std::string& rank, const std::string& p) {
   const Stmt& inner = *loops.back();
   if (copy.kind != StmtKind::Store || copy.value->kind != ExprKind::Load || copy.indices.size() != 1) return false;
