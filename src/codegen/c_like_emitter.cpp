@@ -481,7 +481,6 @@ void CLikeEmitter::stmt(const Stmt& s, int indent) {
       out_ += pad + s.name + " = " + unparen(expr(*s.value)) + ";\n";
       return;
     case StmtKind::LetStmt:
-      let_values_[s.name] = s.value;
       out_ += pad + "const " + value_type(s.type) + " " + s.name + " = " + unparen(expr(*s.value)) + ";\n";
       stmt(*s.body, indent);
       return;

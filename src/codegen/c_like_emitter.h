@@ -11,7 +11,6 @@
 // cooperative loops, barriers and the forms of a ThreadAllReduce, through the spelling hooks
 // below; the cpu emitter never meets them (their hooks' defaults throw).
 #pragma once
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -137,20 +136,14 @@ class CLikeEmitter {
   void combine_by_tree(const std::vector<lir::Stmt::Combine>& combines, int axis, int indent);
   // `var = var OP other` for an accumulator, in the exact semantics (wrapping, NaN-propagating).
   std::string combine_statement(const lir::Stmt::Combine& c, const std::string& other);
-  // A nest of GpuCooperative loops flattened and spread over the block's threads.
+  // A nest of GpuCooperative loops flattened and spread over the block's threads, four floats per
+  // turn where vectorize_cooperative_copies said so.
   void cooperative_nest(const lir::Stmt& nest, int indent);
-  // The cooperative copy `dst[...] = src[...]` four floats at a time, when its innermost loop
-  // runs over a multiple of 4 contiguous, 16-byte aligned elements of src (the stores too when
-  // they are contiguous). Returns false (printing nothing) otherwise.
-  bool vectorized_copy(const std::vector<const lir::Stmt*>& loops, const lir::Stmt& copy, int indent,
-                       const std::string& rank, const std::string& prefix);
   // The loop of a cooperative copy that gives its thread the elements `rank`, rank + threads, ...
   // of `count` (text) as PREFIX_flat: when the count is a known constant, a fixed number of turns
   // unrolled, so that each thread issues all its loads before their stores wait for them.
   void open_cooperative_turns(const std::string& prefix, const std::string& rank, const std::string& count,
                               std::optional<int64_t> constant_count, const std::string& pad);
-  // The largest power of two (up to 16) that `e` is provably a multiple of, through the lets met.
-  int64_t known_multiple(const lir::Expr& e) const;
   // The thread's rank in its block, x fastest; as one operand (Intrinsic::ThreadRank).
   std::string thread_rank() const;
   std::string thread_rank_operand() const;
@@ -158,9 +151,7 @@ class CLikeEmitter {
   std::vector<std::string> helpers_;  // in first-use order, dependencies first
   std::set<std::string> helper_set_;
   std::string kernels_;
-  const lir::Launch* launch_ = nullptr;           // of the kernel being printed
-  std::map<std::string, lir::ExprP> let_values_;  // the lets printed so far in that kernel
-  int cooperative_count_ = 0;
+  const lir::Launch* launch_ = nullptr;  // of the kernel being printed
 };
 
 // The C type suffix of a helper name ("i8", "f32", ...); narrow integers compute as i32.

@@ -3,14 +3,11 @@
 // map to threads was decided by the passes (map_grid_stride, outline_kernels,
 // lower_thread_reductions, schedule_bind); this prints their forms.
 #include <algorithm>
-#include <numeric>
 #include <optional>
 #include <stdexcept>
 
 #include "codegen/c_like_emitter.h"
 #include "lower/lower_reductions.h"
-#include "lower/mutator.h"
-#include "lower/simplify.h"
 
 namespace ekb::codegen {
 
@@ -67,7 +64,6 @@ void CLikeEmitter::kernel(const Stmt& k) {
   std::string launches = std::move(out_);
   out_.clear();
   launch_ = &l;
-  let_values_.clear();
   stmt(*k.body, 2);
   launch_ = nullptr;
   kernels_ += kernel_head(k.name, what) + out_ + "}\n\n";
@@ -274,66 +270,57 @@ void CLikeEmitter::cooperative_nest(const Stmt& nest, int indent) {
   std::vector<const Stmt*> loops;
   const Stmt* s = &nest;
   for (; s->kind == StmtKind::For && s->for_kind == lir::ForKind::GpuCooperative; s = s->body.get()) loops.push_back(s);
-  const std::string p = "ekb_coop" + std::to_string(cooperative_count_++);
+  const lir::Stmt::CooperativeCopy& copy = nest.cooperative;
+  if (copy.name.empty()) throw std::logic_error("emitter: a cooperative copy not planned (run vectorize_cooperative_copies)");
+  const std::string& p = copy.name;
+  const int64_t lanes = copy.lanes;  // the innermost loop's elements per turn
   const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ", pad4 = pad2 + "  ";
-  const lir::KernelGeometry& g = launch_->geometry;
-  // The block's threads take consecutive elements.
-  const std::string rank = thread_rank();
-  if (vectorized_copy(loops, *s, indent, rank, p)) return;
-  out_ += pad + "{ /* cooperative copy: the block's " + std::to_string(g.threads()) + " threads take turns */\n";
+  out_ += pad + "{ /* cooperative copy" + (lanes == 4 ? ", 4 floats per load" : "") + ": the block's " +
+          std::to_string(launch_->geometry.threads()) + " threads take turns */\n";
   std::string count;
   for (size_t i = 0; i < loops.size(); ++i) {
-    const std::string e = expr(*loops[i]->extent), ext = p + "_extent" + std::to_string(i);
+    const std::string ext = p + "_extent" + std::to_string(i);
+    std::string e = expr(*loops[i]->extent);
+    if (lanes > 1 && i + 1 == loops.size()) e = std::to_string(loops[i]->extent->int_value / lanes);  // groups
     out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
     count += (count.empty() ? "" : " * ") + ext;
   }
-  open_cooperative_turns(p, rank, count, constant_count(loops, 1), pad2);
+  // The block's threads take consecutive elements (groups), the innermost loop fastest.
+  open_cooperative_turns(p, thread_rank(), count, constant_count(loops, lanes), pad2);
   out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
-  for (size_t i = loops.size(); i-- > 0;) {  // innermost fastest: adjacent threads, adjacent elements
+  for (size_t i = loops.size(); i-- > 0;) {
     const std::string ext = p + "_extent" + std::to_string(i);
+    const bool grouped = lanes > 1 && i + 1 == loops.size();
+    const std::string step = grouped ? std::to_string(lanes) + " * " : "";
     if (i == 0) {
-      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + p + "_rest;\n";
+      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + step + p + "_rest;\n";
     } else {
-      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + p + "_rest % " + ext + ";\n";
+      const std::string rest = p + "_rest % " + ext;
+      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + step +
+              (grouped ? "(" + rest + ")" : rest) + ";\n";
       out_ += pad4 + p + "_rest /= " + ext + ";\n";
     }
   }
-  stmt(*s, indent + 4);
+  if (lanes == 1) {
+    stmt(*s, indent + 4);
+  } else {
+    // vectorize_cooperative_copies checked the shape: dst[...] = src[...] of f32 into shared memory.
+    const Expr& load = *s->value;
+    const std::string value = p + "_v";
+    out_ += pad4 + "const float4 " + value + " = " + float4_at(load.name, expr(*load.args[0]), false, false) + ";\n";
+    if (copy.vector_store) {
+      out_ += pad4 + float4_at(s->name, expr(*s->indices[0]), true, true) + " = " + value + ";\n";
+    } else {
+      const char* lane_names[] = {"x", "y", "z", "w"};
+      for (size_t lane = 0; lane < copy.lane_indices.size(); ++lane)
+        out_ += pad4 + s->name + "[" + expr(*copy.lane_indices[lane]) + "] = " + value + "." + lane_names[lane] + ";\n";
+    }
+  }
   out_ += pad2 + "}\n" + pad + "}\n";
 }
 
-namespace {
-
-// The coefficient of `var` in the affine expression e (nullopt when e is not affine in it).
-std::optional<int64_t> coefficient(const Expr& e, const std::string& var) {
-  switch (e.kind) {
-    case ExprKind::IntImm:
-      return 0;
-    case ExprKind::Var:
-      return e.name == var ? 1 : 0;
-    case ExprKind::Binary: {
-      auto a = coefficient(*e.args[0], var), b = coefficient(*e.args[1], var);
-      if (!a || !b) return std::nullopt;
-      if (e.bin_op == lir::BinOp::Add) return *a + *b;
-      if (e.bin_op == lir::BinOp::Sub) return *a - *b;
-      if (e.bin_op == lir::BinOp::Mul) {
-        if (*a == 0 && e.args[0]->kind == ExprKind::IntImm) return e.args[0]->int_value * *b;
-        if (*b == 0 && e.args[1]->kind == ExprKind::IntImm) return *a * e.args[1]->int_value;
-        if (*a == 0 && *b == 0) return 0;
-        return std::nullopt;
-      }
-      if (*a == 0 && *b == 0) return 0;
-      return std::nullopt;
-    }
-    default:
-      return lir::uses_var(e, var) ? std::nullopt : std::optional<int64_t>(0);
-  }
-}
-
-}  // namespace
-
 void CLikeEmitter::open_cooperative_turns(const std::string& p, const std::string& rank, const std::string& count,
-                                        std::optional<int64_t> constant_count, const std::string& pad) {
+                                          std::optional<int64_t> constant_count, const std::string& pad) {
   const int64_t threads = launch_->geometry.threads();
   const std::string flat = p + "_flat";
   if (!constant_count) {
@@ -350,95 +337,6 @@ void CLikeEmitter::open_cooperative_turns(const std::string& p, const std::strin
           "_turn) {\n";
   out_ += pad + "  const int64_t " + flat + " = " + rank + " + " + p + "_turn * " + std::to_string(threads) + ";\n";
   if (*constant_count % threads != 0) out_ += pad + "  if (" + flat + " >= " + count + ") break;\n";
-}
-
-int64_t CLikeEmitter::known_multiple(const Expr& e) const {
-  constexpr int64_t kMax = 16;  // float4 needs 4; more is never asked
-  auto gcd = [](int64_t a, int64_t b) { return std::gcd(a, b); };
-  switch (e.kind) {
-    case ExprKind::IntImm:
-      return e.int_value == 0 ? kMax : gcd(kMax, e.int_value < 0 ? -e.int_value : e.int_value);
-    case ExprKind::Var: {
-      auto it = let_values_.find(e.name);
-      return it != let_values_.end() ? known_multiple(*it->second) : 1;
-    }
-    case ExprKind::Cast:
-      return ir::is_float(e.type) ? 1 : known_multiple(*e.args[0]);
-    case ExprKind::Binary:
-      switch (e.bin_op) {
-        case lir::BinOp::Add:
-        case lir::BinOp::Sub:
-        case lir::BinOp::Min:
-        case lir::BinOp::Max:
-          return gcd(known_multiple(*e.args[0]), known_multiple(*e.args[1]));
-        case lir::BinOp::Mul:
-          return std::min(kMax, known_multiple(*e.args[0]) * known_multiple(*e.args[1]));
-        default:
-          return 1;
-      }
-    default:
-      return 1;
-  }
-}
-
-bool CLikeEmitter::vectorized_copy(const std::vector<const Stmt*>& loops, const Stmt& copy, int indent,
-                                 const std::string& rank, const std::string& p) {
-  const Stmt& inner = *loops.back();
-  if (copy.kind != StmtKind::Store || copy.value->kind != ExprKind::Load || copy.indices.size() != 1) return false;
-  const Expr& load = *copy.value;
-  const lir::Buffer* src = f_.buffer(load.name);
-  const lir::Buffer* dst = f_.buffer(copy.name);
-  if (!src || !dst || src->type != ScalarType::F32 || dst->type != ScalarType::F32 || load.args.size() != 1) return false;
-  if (inner.extent->kind != ExprKind::IntImm || inner.extent->int_value % 4 != 0) return false;
-  // Loads: consecutive elements, the first of every group of 4 aligned to 16 bytes.
-  auto aligned_run = [&](const lir::ExprP& index) {
-    return coefficient(*index, inner.name) == std::optional<int64_t>(1) &&
-           known_multiple(*lir::substitute(index, inner.name, inner.min)) % 4 == 0;
-  };
-  if (!aligned_run(load.args[0])) return false;
-  const bool vector_store = aligned_run(copy.indices[0]);
-  const bool shared_dst = true;  // cooperative copies fill shared caches
-
-  const lir::KernelGeometry& g = launch_->geometry;
-  const std::string pad(static_cast<size_t>(indent), ' '), pad2 = pad + "  ", pad4 = pad2 + "  ";
-  out_ += pad + "{ /* cooperative copy, 4 floats per load: the block's " + std::to_string(g.threads()) +
-          " threads take turns */\n";
-  std::string count;
-  for (size_t i = 0; i < loops.size(); ++i) {
-    const std::string ext = p + "_extent" + std::to_string(i);
-    std::string e = expr(*loops[i]->extent);
-    if (i + 1 == loops.size()) e = std::to_string(inner.extent->int_value / 4);  // groups of 4
-    out_ += pad2 + "const int64_t " + ext + " = " + e + " > 0 ? " + e + " : 0;\n";
-    count += (count.empty() ? "" : " * ") + ext;
-  }
-  open_cooperative_turns(p, rank, count, constant_count(loops, 4), pad2);
-  out_ += pad4 + "int64_t " + p + "_rest = " + p + "_flat;\n";
-  for (size_t i = loops.size(); i-- > 0;) {
-    const std::string ext = p + "_extent" + std::to_string(i);
-    const std::string step = i + 1 == loops.size() ? "4 * " : "";  // the innermost counts groups of 4
-    if (i == 0) {
-      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + step + p + "_rest;\n";
-    } else {
-      out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + step + "(" + p +
-              "_rest % " + ext + ");\n";
-      out_ += pad4 + p + "_rest /= " + ext + ";\n";
-    }
-  }
-  const std::string value = p + "_v";
-  out_ += pad4 + "const float4 " + value + " = " + float4_at(load.name, expr(*load.args[0]), false, false) + ";\n";
-  if (vector_store) {
-    out_ += pad4 + float4_at(copy.name, expr(*copy.indices[0]), shared_dst, true) + " = " + value + ";\n";
-  } else {
-    const char* lanes[] = {"x", "y", "z", "w"};
-    for (int lane = 0; lane < 4; ++lane) {
-      lir::ExprP at = lir::substitute(copy.indices[0], inner.name,
-                                      lir::binary(lir::BinOp::Add, lir::var(inner.name, ScalarType::Index),
-                                                  lir::index_imm(lane)));
-      out_ += pad4 + copy.name + "[" + expr(*lir::simplify(at)) + "] = " + value + "." + lanes[lane] + ";\n";
-    }
-  }
-  out_ += pad2 + "}\n" + pad + "}\n";
-  return true;
 }
 
 }  // namespace ekb::codegen

@@ -580,6 +580,11 @@ std::string to_string(const Stmt& s, int indent) {
     case StmtKind::For: {
       std::string kind = s.for_kind == ForKind::Serial ? "" : " " + std::string(for_kind_name(s.for_kind));
       if (s.for_kind == ForKind::GpuBlock || s.for_kind == ForKind::GpuThread) kind += "." + std::string(1, "xyz"[s.gpu_axis]);
+      if (!s.cooperative.name.empty()) {
+        kind += " " + s.cooperative.name;
+        if (s.cooperative.lanes > 1)
+          kind += " by " + std::to_string(s.cooperative.lanes) + (s.cooperative.vector_store ? " (vector stores)" : "");
+      }
       return pad + "for " + s.name + " in [" + to_string(*s.min) + ", +" + to_string(*s.extent) + ")" + kind +
              " {\n" + nested(s.body) + pad + "}\n";
     }

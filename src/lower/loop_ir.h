@@ -263,6 +263,17 @@ struct Stmt {
   };
   std::vector<Combine> combines;
   AllReduceForm form = AllReduceForm::Tree;
+  // For of kind GpuCooperative, the outermost of a copy nest (vectorize_cooperative_copies): the
+  // nest's name (its printed variables' prefix), and how many consecutive f32 elements of the
+  // innermost loop a thread copies at once: 4 as one float4 load (stored as one too with
+  // vector_store, else element by element at lane_indices), or 1.
+  struct CooperativeCopy {
+    std::string name;
+    int64_t lanes = 1;
+    bool vector_store = false;
+    std::vector<ExprP> lane_indices;
+  };
+  CooperativeCopy cooperative;
   StmtP body, else_body;
   std::vector<StmtP> stmts;
 };

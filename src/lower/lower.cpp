@@ -15,6 +15,7 @@
 #include "lower/partition_loops.h"
 #include "lower/promote_to_f64.h"
 #include "lower/simplify.h"
+#include "lower/vectorize_cooperative_copies.h"
 #include "lower/widen_half_precision.h"
 
 namespace ekb::lir {
@@ -24,7 +25,7 @@ const std::vector<std::string>& pass_names() {
       "lower_definitions", "lower_reductions", "apply_schedule",  "partition_loops", "lower_boundaries",
       "widen_half_precision", "promote_to_f64", "flatten_storage", "plan_storage",  "simplify",
       "insert_prefetches", "map_grid_stride", "outline_kernels",
-      "lower_thread_reductions"};
+      "lower_thread_reductions", "vectorize_cooperative_copies"};
   return names;
 }
 
@@ -75,6 +76,9 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   if (stop == "outline_kernels") return f;
   // gpu: the reduction loops bound to threads combine their parts over the block.
   if (options.gpu) lower_thread_reductions(f, *options.gpu);
+  if (stop == "lower_thread_reductions") return f;
+  // gpu: how a block's threads share each copy into shared memory (float4 where aligned).
+  if (options.gpu) vectorize_cooperative_copies(f);
   return f;
 }
 
