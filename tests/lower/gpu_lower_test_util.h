@@ -10,6 +10,21 @@
 
 namespace ekb::lir::testing {
 
+// A temp, a pure definition, an ordered update of it (each row reads the previous one) and an
+// integer output: four stages.
+inline const char* const kGpuStages = R"(
+  params M, N
+  input  x : f32[M, N]
+  input  b : f32[N]
+  output y : f32[M, N]
+  output c : i32[M]
+  temp   t : f32[N]
+  t[j] = b[j] * 2.0
+  y[i, j] = x[i, j] + t[j]
+  for i in 1..M: y[i, j] = y[i - 1, j] + y[i, j]
+  c[i] = cast(i32, i) + 1
+)";
+
 // Like codegen::cuda_lower_options (the tests of lower/ stand below codegen).
 inline LowerOptions cuda_like_options(const std::string& stop) {
   LowerOptions o;

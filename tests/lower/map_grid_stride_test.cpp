@@ -11,32 +11,18 @@ namespace {
 using testing::cuda_like_options;
 using testing::lower_text;
 using testing::loop_kinds;
+using testing::kGpuStages;
 using testing::pattern;
 
-// A temp, a pure definition, an ordered update of it (each row reads the previous one) and an
-// integer output.
-const char* kStages = R"(
-  params M, N
-  input  x : f32[M, N]
-  input  b : f32[N]
-  output y : f32[M, N]
-  output c : i32[M]
-  temp   t : f32[N]
-  t[j] = b[j] * 2.0
-  y[i, j] = x[i, j] + t[j]
-  for i in 1..M: y[i, j] = y[i - 1, j] + y[i, j]
-  c[i] = cast(i32, i) + 1
-)";
-
 TEST(MapGridStride, PureLoopsSpreadOverThreadsAndAnOrderedUpdateStaysSequential) {
-  auto l = lower_text(pattern(kStages, "M = 3, N = 4"), "map_grid_stride", cuda_like_options(""));
+  auto l = lower_text(pattern(kGpuStages, "M = 3, N = 4"), "map_grid_stride", cuda_like_options(""));
   EXPECT_EQ(loop_kinds(*l.func.body),
             "j:gpu_grid_stride i:gpu_grid_stride j_1:gpu_grid_stride i_1:serial j_2:serial i_2:gpu_grid_stride")
       << l.body;
   // The pass before it leaves them serial; a cpu lowering never maps.
-  auto before = lower_text(pattern(kStages, "M = 3, N = 4"), "insert_prefetches", cuda_like_options(""));
+  auto before = lower_text(pattern(kGpuStages, "M = 3, N = 4"), "insert_prefetches", cuda_like_options(""));
   EXPECT_EQ(before.body.find("gpu_grid_stride"), std::string::npos) << before.body;
-  auto cpu = lower_text(pattern(kStages, "M = 3, N = 4"));
+  auto cpu = lower_text(pattern(kGpuStages, "M = 3, N = 4"));
   EXPECT_EQ(cpu.body.find("gpu_grid_stride"), std::string::npos) << cpu.body;
 }
 

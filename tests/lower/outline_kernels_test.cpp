@@ -12,22 +12,8 @@ using testing::cuda_like_options;
 using testing::find_stmts;
 using testing::kernels_of;
 using testing::lower_text;
+using testing::kGpuStages;
 using testing::pattern;
-
-// A temp, a pure definition, an ordered update of it (each row reads the previous one) and an
-// integer output.
-const char* kStages = R"(
-  params M, N
-  input  x : f32[M, N]
-  input  b : f32[N]
-  output y : f32[M, N]
-  output c : i32[M]
-  temp   t : f32[N]
-  t[j] = b[j] * 2.0
-  y[i, j] = x[i, j] + t[j]
-  for i in 1..M: y[i, j] = y[i - 1, j] + y[i, j]
-  c[i] = cast(i32, i) + 1
-)";
 
 // Row sums, a block per row, its 32 threads each summing a strided part of the row.
 const char* kRowSum = "  params M, N\n  input x : f32[M, N] in [-1, 1]\n  output y : f32[M]\n  y[i] = sum(k in 0..N: x[i, k])";
@@ -35,7 +21,7 @@ const char* kRowSumSchedule =
     "schedule gpu {\n  split(y, k, 32, ko, ki)\n  reorder(y, i, ki, ko)\n  bind(y, i, block.x)\n  bind(y, ki, thread.x)\n}\n";
 
 TEST(OutlineKernels, EachStageIsAKernelWithTheContextItUses) {
-  auto l = lower_text(pattern(kStages, "M = 3, N = 4"), "outline_kernels", cuda_like_options(""));
+  auto l = lower_text(pattern(kGpuStages, "M = 3, N = 4"), "outline_kernels", cuda_like_options(""));
   std::vector<const Stmt*> kernels = kernels_of(l.func);
   ASSERT_EQ(kernels.size(), 4u) << l.body;
   // The body is nothing but the kernels, named in launch order.
