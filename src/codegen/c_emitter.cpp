@@ -6,56 +6,10 @@
 #include "codegen/target.h"
 #include "ir/instance.h"
 #include "lower/apply_schedule.h"
-#include "lower/mutator.h"
-#include "lower/simplify.h"
-#include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {
 
 std::string CEmitter::storage_type(ScalarType t) const { return element_type_name(t, Target::Cpu); }
-
-std::string CEmitter::value_type(ScalarType t) const {
-  switch (t) {
-    case ScalarType::Bool:
-      return "int";
-    case ScalarType::I8:
-      return "int8_t";
-    case ScalarType::U8:
-      return "uint8_t";
-    case ScalarType::I16:
-      return "int16_t";
-    case ScalarType::I32:
-      return "int32_t";
-    case ScalarType::I64:
-    case ScalarType::Index:
-      return "int64_t";
-    case ScalarType::F32:
-      return "float";
-    case ScalarType::F64:
-      return "double";
-    case ScalarType::F16:
-    case ScalarType::BF16:
-      break;
-  }
-  throw std::logic_error("C emitter: half-precision arithmetic (lower with widen_half_precision)");
-}
-
-std::string CEmitter::unsigned_type(int bits) const { return bits == 64 ? "uint64_t" : "uint32_t"; }
-
-std::string CEmitter::math_function(lir::Intrinsic f, ScalarType t) const {
-  std::string n;
-  switch (f) {
-    case lir::Intrinsic::Abs:
-      n = "fabs";
-      break;
-    case lir::Intrinsic::RoundEven:
-      n = "rint";
-      break;  // the default rounding mode: half to even
-    default:
-      n = std::string(lir::intrinsic_name(f));
-  }
-  return t == ScalarType::F64 ? n : n + "f";
-}
 
 std::string CEmitter::half_conversion(ScalarType half, bool to_half) const {
   // ekb_abi.h, included first by the cpu backend.
@@ -88,27 +42,6 @@ std::string CEmitter::loop_annotation(const lir::Stmt& loop) const {
                                                         : "#pragma clang loop unroll(enable)";
     default:
       return "";
-  }
-}
-
-std::string CEmitter::allocation(const lir::Stmt& a, const std::string& indent) const {
-  std::string t = storage_type(a.type);
-  std::string n = std::to_string(a.extent->int_value);
-  switch (a.scope) {
-    case lir::MemoryScope::Stack:
-    case lir::MemoryScope::Local:
-      return indent + t + " " + a.name + "[" + n + "] __attribute__((aligned(" +
-             std::to_string(std::max<int64_t>(64, a.alignment)) + ")));\n";
-    case lir::MemoryScope::Scratch: {
-      std::string at = "(char*)scratch + " + std::to_string(a.scratch_offset);
-      // The workspace is 64-byte aligned; a larger alignment rounds up into room plan_storage reserved.
-      if (a.alignment > 64)
-        at = "(char*)(((uintptr_t)(" + at + ") + " + std::to_string(a.alignment - 1) + ") & ~(uintptr_t)" +
-             std::to_string(a.alignment - 1) + ")";
-      return indent + t + "* __restrict " + a.name + " = (" + t + "*)(" + at + ");  /* " + n + " elements */\n";
-    }
-    default:
-      throw std::logic_error("C emitter: temp '" + a.name + "' was not placed (run plan_storage)");
   }
 }
 
@@ -183,61 +116,11 @@ std::string CEmitter::entry_end() const {
   return "}\n";
 }
 
-void CEmitter::loop_prologue(const lir::Stmt& loop, int indent) {
-  if (loop.prefetches.empty()) return;
-  const std::string pad(static_cast<size_t>(indent), ' ');
-  // The loops inside the body stand at their first iteration (an explicit SIMD loop's lane 0) and
-  // at their last: every cache line between the two is prefetched when they are at most
-  // kMaxPrefetchLines apart (an unrolled body's vectors); a longer span (an inner loop over a row,
-  // a stencil's rows) keeps the first line only, the rest left to the hardware prefetcher.
-  // prefetch's lines=N asks for N lines from the first element instead.
-  constexpr int64_t kLineBytes = 64, kMaxPrefetchLines = 8;
-  std::vector<const lir::Stmt*> inner;
-  lir::for_each_stmt(*loop.body, [&](const lir::Stmt& s) {
-    if (s.kind == lir::StmtKind::For) inner.push_back(&s);
-  });
-  for (const lir::Stmt::Prefetch& p : loop.prefetches) {
-    const lir::Buffer* b = f_.buffer(p.tensor);
-    if (!b) continue;
-    const int64_t element = ir::byte_size(b->type);
-    std::set<std::string> seen;
-    lir::for_each_expr(*loop.body, [&](const lir::Expr& e) {
-      if (e.kind != lir::ExprKind::Load || e.name != p.tensor || e.args.size() != 1) return;
-      lir::ExprP first = e.args[0], last = e.args[0];
-      for (const lir::Stmt* s : inner) {
-        first = lir::substitute(first, s->name, s->min);
-        last = lir::substitute(last, s->name,
-                               lir::binary(lir::BinOp::Sub, lir::binary(lir::BinOp::Add, s->min, s->extent),
-                                           lir::index_imm(1)));
-      }
-      first = lir::simplify(first);
-      // The variables bound outside cancel in an affine index: set them to 0 to fold the span.
-      auto outside_at_zero = [](lir::ExprP x) {
-        std::set<std::string> vars;
-        lir::for_each_expr(*x, [&](const lir::Expr& v) {
-          if (v.kind == lir::ExprKind::Var) vars.insert(v.name);
-        });
-        for (const std::string& v : vars) x = lir::substitute(x, v, lir::index_imm(0));
-        return x;
-      };
-      const lir::ExprP span =
-          lir::simplify(lir::binary(lir::BinOp::Sub, outside_at_zero(last), outside_at_zero(first)));
-      int64_t bytes = element;
-      if (p.lines > 0)
-        bytes = p.lines * kLineBytes;
-      else if (span->kind == lir::ExprKind::IntImm && span->int_value > 0 &&
-               (span->int_value + 1) * element <= kMaxPrefetchLines * kLineBytes)
-        bytes = (span->int_value + 1) * element;
-      const std::string index = expr(*first);
-      for (int64_t offset = 0; offset < bytes; offset += kLineBytes) {
-        if (!seen.insert(index + "+" + std::to_string(offset)).second) continue;
-        // Through an integer: the address may lie past the end of the buffer (the last rows), where a
-        // prefetch is harmless but pointer arithmetic would not be.
-        out_ += pad + "__builtin_prefetch((const void*)((uintptr_t)&" + p.tensor + "[" + index + "] + " +
-                std::to_string(p.distance * element + offset) + "u), 0, 3);\n";
-      }
-    });
-  }
+std::string CEmitter::prefetch_statement(const lir::Stmt& p) {
+  // Through an integer: the address may lie past the end of the buffer (the last rows), where a
+  // prefetch is harmless but pointer arithmetic would not be.
+  return "__builtin_prefetch((const void*)((uintptr_t)&" + p.name + "[" + expr(*p.indices[0]) + "] + " +
+         std::to_string(p.byte_offset) + "u), 0, 3);";
 }
 
 // ------------------------------------------------------------------------------- explicit SIMD
@@ -249,7 +132,7 @@ std::string vector_type_name(ScalarType t, int64_t lanes) { return "ekb_" + help
 }  // namespace
 
 void CEmitter::stmt(const lir::Stmt& s, int indent) {
-  if (s.kind == lir::StmtKind::For && s.for_kind == lir::ForKind::Vectorized && explicit_simd())
+  if (s.kind == lir::StmtKind::For && s.for_kind == lir::ForKind::Vectorized)
     if (std::optional<SimdLoop> lanes = simd_loop(s)) {
       uses_simd_loops_ = true;
       std::string pad(static_cast<size_t>(indent), ' ');
@@ -309,6 +192,9 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
       return;
     case lir::StmtKind::Assign:
       out_ += pad + s.name + " = " + simd_value(*s.value, lanes) + ";\n";
+      return;
+    case lir::StmtKind::Prefetch:  // at the first lane's element
+      out_ += pad + prefetch_statement(s) + "\n";
       return;
     default:
       throw std::logic_error("C emitter: statement not allowed in a SIMD loop (simd_loop accepted it)");

@@ -1,5 +1,7 @@
-// The C emitter for the `cpu` backend: a thin CLikeEmitter subclass. Its output obeys the kernel
-// ABI exactly as a source solution does (docs/ABI.md): one C translation unit defining
+// The C emitter for the `cpu` backend: CLikeEmitter's C spellings plus what only the cpu has,
+// OpenMP and clang's loop pragmas, explicit SIMD code for vectorized loops, streaming stores
+// (nontemporal) and software prefetches. Its output obeys the kernel ABI exactly as a source
+// solution does (docs/ABI.md): one C translation unit defining
 // `void ekb_main(...)` with the signature codegen::kernel_signature(inst, Target::Cpu) gives, plus
 // `ekb_scratch_bytes` and a final `void* scratch` argument when temps need the scratch workspace.
 // It is compiled like any solution: clang -O3 -march=native -fopenmp -include ekb_abi.h.
@@ -24,32 +26,20 @@ class CEmitter : public CLikeEmitter {
  public:
   CEmitter(const lir::Func& f, CEmitOptions options = {}) : CLikeEmitter(f), options_(std::move(options)) {}
 
-  // The entry point's declaration, without the trailing ';' (the ABI signature, plus
-  // `void* scratch` when the function declares scratch memory).
-  std::string signature() const;
-
  protected:
   std::string storage_type(ScalarType t) const override;
-  std::string value_type(ScalarType t) const override;
-  std::string unsigned_type(int bits) const override;
-  std::string math_function(lir::Intrinsic f, ScalarType t) const override;
   std::string half_conversion(ScalarType half, bool to_half) const override;
+  // OpenMP for parallel loops, clang's vectorize and unroll pragmas.
   std::string loop_annotation(const lir::Stmt& loop) const override;
-  std::string allocation(const lir::Stmt& alloc, const std::string& indent) const override;
   std::string file_header() const override;
   std::string before_entry() const override;
   std::string entry_begin() const override;
   std::string entry_end() const override;
-  // The loop's prefetches (prefetch directive): each element of the tensor its body reads, at the
-  // loops inside the body's first iteration, `distance` elements on.
-  void loop_prologue(const lir::Stmt& loop, int indent) override;
+  std::string prefetch_statement(const lir::Stmt& prefetch) override;
   std::string helper_qualifier() const override { return "static inline"; }
   std::string helper_definition(const std::string& name) const override;
   // Vectorized loops that qualify (codegen/simd_loop.h) as explicit SIMD code, others as loops.
   void stmt(const lir::Stmt& s, int indent) override;
-  // Whether vectorized loops may be printed with GCC vector extensions (C on cpu; the GPU
-  // languages built on this emitter have no such types).
-  virtual bool explicit_simd() const { return true; }
 
  private:
   struct Argument {
@@ -57,6 +47,9 @@ class CEmitter : public CLikeEmitter {
   };
   // The entry point's arguments in ABI order: inputs, outputs, params, the scratch pointer.
   std::vector<Argument> arguments() const;
+  // The entry point's declaration, without the trailing ';' (the ABI signature, plus
+  // `void* scratch` when the function declares scratch memory).
+  std::string signature() const;
   void simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent);
   // A lane-dependent value as a vector; a uniform one broadcast.
   std::string simd_value(const lir::Expr& e, const SimdLoop& lanes);

@@ -1,5 +1,6 @@
 #include "codegen/c_like_emitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -52,6 +53,75 @@ std::string unparen(const std::string& s) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------------------- C's spellings
+std::string CLikeEmitter::value_type(ScalarType t) const {
+  switch (t) {
+    case ScalarType::Bool:
+      return "int";
+    case ScalarType::I8:
+      return "int8_t";
+    case ScalarType::U8:
+      return "uint8_t";
+    case ScalarType::I16:
+      return "int16_t";
+    case ScalarType::I32:
+      return "int32_t";
+    case ScalarType::I64:
+    case ScalarType::Index:
+      return "int64_t";
+    case ScalarType::F32:
+      return "float";
+    case ScalarType::F64:
+      return "double";
+    case ScalarType::F16:
+    case ScalarType::BF16:
+      break;
+  }
+  throw std::logic_error("emitter: half-precision arithmetic (lower with widen_half_precision)");
+}
+
+std::string CLikeEmitter::unsigned_type(int bits) const { return bits == 64 ? "uint64_t" : "uint32_t"; }
+
+std::string CLikeEmitter::math_function(Intrinsic f, ScalarType t) const {
+  std::string n;
+  switch (f) {
+    case Intrinsic::Abs:
+      n = "fabs";
+      break;
+    case Intrinsic::RoundEven:
+      n = "rint";
+      break;  // the default rounding mode: half to even
+    default:
+      n = std::string(lir::intrinsic_name(f));
+  }
+  return t == ScalarType::F64 ? n : n + "f";
+}
+
+std::string CLikeEmitter::allocation(const Stmt& a, const std::string& indent) const {
+  std::string t = storage_type(a.type);
+  std::string n = std::to_string(a.extent->int_value);
+  switch (a.scope) {
+    case lir::MemoryScope::Stack:
+    case lir::MemoryScope::Local:
+      return indent + t + " " + a.name + "[" + n + "] __attribute__((aligned(" +
+             std::to_string(std::max<int64_t>(64, a.alignment)) + ")));\n";
+    case lir::MemoryScope::Scratch: {
+      std::string at = "(char*)scratch + " + std::to_string(a.scratch_offset);
+      // The workspace is 64-byte aligned; a larger alignment rounds up into room plan_storage reserved.
+      if (a.alignment > 64)
+        at = "(char*)(((uintptr_t)(" + at + ") + " + std::to_string(a.alignment - 1) + ") & ~(uintptr_t)" +
+             std::to_string(a.alignment - 1) + ")";
+      return indent + t + "* __restrict " + a.name + " = (" + t + "*)(" + at + ");  /* " + n + " elements */\n";
+    }
+    default:
+      throw std::logic_error("emitter: temp '" + a.name + "' was not placed (run plan_storage)");
+  }
+}
+
+std::string CLikeEmitter::prefetch_statement(const Stmt& prefetch) {
+  throw std::logic_error("emitter: a software prefetch on a target without them");
+}
 
 // ------------------------------------------------------------------------------- literals
 std::string CLikeEmitter::float_literal(double v, ScalarType t) const {
@@ -327,6 +397,8 @@ std::string CLikeEmitter::call(const Expr& e) {
       return join(use_helper("ekb_requant"));
     case Intrinsic::MirrorIndex:
       return join(use_helper("ekb_mirror_index"));
+    case Intrinsic::ThreadRank:
+      return thread_rank_operand();
     default:
       return join(math_function(e.intrinsic, t));
   }
@@ -380,13 +452,23 @@ void CLikeEmitter::open_loop(const Stmt& s, int indent) {
   std::string it = value_type(ScalarType::Index);
   out_ += pad + "for (" + it + " " + s.name + " = " + unparen(expr(*s.min)) + "; " + s.name + " < " + end + "; ++" +
           s.name + ") {\n";
-  loop_prologue(s, indent + 2);
 }
 
 void CLikeEmitter::stmt(const Stmt& s, int indent) {
   std::string pad(static_cast<size_t>(indent), ' ');
+  if (launches_kernels() && !launch_ && s.kind != StmtKind::Kernel && s.kind != StmtKind::Block)
+    throw std::logic_error("emitter: a statement outside a kernel (lower with the target's lower options)");
   switch (s.kind) {
     case StmtKind::For:
+      switch (s.for_kind) {
+        case lir::ForKind::GpuBlock:
+        case lir::ForKind::GpuThread:
+        case lir::ForKind::GpuCooperative:
+        case lir::ForKind::GpuGridStride:
+          return gpu_loop(s, indent);
+        default:
+          break;
+      }
       open_loop(s, indent);
       stmt(*s.body, indent + 2);
       out_ += pad + "}\n";
@@ -419,25 +501,31 @@ void CLikeEmitter::stmt(const Stmt& s, int indent) {
       out_ += pad + "}\n";
       return;
     case StmtKind::Allocate:
-      out_ += allocation(s, pad);
+      // Shared memory lives for the whole kernel (outline_kernels put it at the kernel's top).
+      out_ += s.scope == lir::MemoryScope::Shared ? shared_declaration(s) : allocation(s, pad);
       stmt(*s.body, indent);
       return;
     case StmtKind::Barrier:
-      throw std::logic_error("emitter: a barrier outside a GPU kernel");
+      out_ += pad + barrier_statement() + "\n";
+      return;
+    case StmtKind::Prefetch:
+      out_ += pad + prefetch_statement(s) + "\n";
+      return;
+    case StmtKind::Kernel:
+      return kernel(s);
+    case StmtKind::ThreadAllReduce:
+      return all_reduce(s, indent);
   }
-}
-
-std::string CLikeEmitter::entry_body() {
-  out_.clear();
-  if (f_.body) stmt(*f_.body, 2);
-  return std::move(out_);
 }
 
 std::string CLikeEmitter::emit() {
   out_.clear();
   helpers_.clear();
   helper_set_.clear();
-  std::string body = entry_body();  // first, so that the prelude knows which helpers are used
+  kernels_.clear();
+  // The body first, so that the prelude knows which helpers are used (and the kernels are printed).
+  if (f_.body) stmt(*f_.body, 2);
+  std::string body = std::move(out_);
   std::string s = file_header();
   std::string pre = prelude();
   if (!pre.empty()) s += pre + "\n";

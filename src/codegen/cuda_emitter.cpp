@@ -12,6 +12,9 @@ lir::LowerOptions cuda_lower_options() {
   lir::LowerOptions o;
   o.target = Target::Cuda;
   o.storage.max_stack_bytes = 0;  // a stack array would not outlive the kernel that writes it
+  o.gpu.emplace();
+  // __shfl_xor_sync has overloads for 32- and 64-bit integers and floats.
+  o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::F64, ScalarType::I32, ScalarType::I64, ScalarType::Index};
   return o;
 }
 
@@ -82,13 +85,15 @@ std::string CudaEmitter::kernel_head(const std::string& name, const std::string&
   return out + ") {\n";
 }
 
-std::string CudaEmitter::launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) {
+std::string CudaEmitter::launch_over(const std::string& name, const lir::Launch& launch) {
   std::string count;
-  for (const lir::Expr* x : extents) {
+  for (const lir::ExprP& x : launch.extents) {
     std::string e = expr(*x);
     count += (count.empty() ? "" : " * ") + ("(" + e + " > 0 ? " + e + " : 0)");
   }
-  const std::string tpb = std::to_string(threads_per_block_);
+  // ekb_grid caps the grid at 65535 blocks (GpuLowerOptions::max_blocks), the grid-stride loop
+  // covers the rest.
+  const std::string tpb = std::to_string(launch.geometry.block[0]);
   return "  {\n    const int64_t ekb_count = " + count + ";\n    if (ekb_count > 0) " + name + "<<<ekb_grid(ekb_count, " +
          tpb + "), " + tpb + ", 0, stream>>>(" + kernel_arguments() + ");\n  }\n";
 }

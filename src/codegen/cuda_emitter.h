@@ -1,7 +1,7 @@
-// The CUDA emitter for the `cuda` backend: a thin subclass of the GPU emitter (codegen/gpu_emitter.h:
-// the default GPU schedule, kernels and what they run), which spells kernels as `__global__`
-// functions launched with `<<<grid, block, 0, stream>>>` in program order on `stream`, with CUDA's
-// storage types and half conversions. Its output obeys the kernel ABI as a `.cu` source solution
+// The CUDA emitter for the `cuda` backend: CLikeEmitter's spellings in CUDA C++. The kernels the
+// lowering outlined (cuda_lower_options: lower/outline_kernels.h) are `__global__` functions
+// launched with `<<<grid, block, 0, stream>>>` in program order on `stream`; CUDA's storage types,
+// half conversions, thread indices, __syncthreads and __shfl_xor_sync. Its output obeys the kernel ABI as a `.cu` source solution
 // does (docs/ABI.md): `extern "C" void ekb_main(<device pointers>, <params>, cudaStream_t stream[,
 // void* scratch])`.
 //
@@ -10,24 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "codegen/gpu_emitter.h"
+#include "codegen/c_like_emitter.h"
+#include "ir/instance.h"
+#include "lower/lower.h"
 
 namespace ekb::codegen {
 
 struct CudaEmitOptions {
   std::string entry_name = "ekb_main";
   std::string scratch_function = "ekb_scratch_bytes";
-  int threads_per_block = 256;
 };
 
-class CudaEmitter : public GpuEmitter {
+class CudaEmitter : public CLikeEmitter {
  public:
-  CudaEmitter(const lir::Func& f, CudaEmitOptions options = {})
-      : GpuEmitter(f, {options.entry_name, options.scratch_function}, options.threads_per_block),
-        options_(std::move(options)) {}
-
-  // The host entry point's declaration, without ';'.
-  std::string signature() const;
+  CudaEmitter(const lir::Func& f, CudaEmitOptions options = {}) : CLikeEmitter(f), options_(std::move(options)) {}
 
  protected:
   std::string storage_type(ScalarType t) const override;
@@ -37,31 +33,37 @@ class CudaEmitter : public GpuEmitter {
   std::string entry_begin() const override;
   std::string after_entry() const override;
   std::string helper_qualifier() const override { return "static __host__ __device__ inline"; }
+  // nvcc and NVRTC unroll it: a register tile's loops must be unrolled for it to stay in registers.
+  std::string loop_annotation(const lir::Stmt& loop) const override {
+    return loop.for_kind == lir::ForKind::Unrolled ? "#pragma unroll" : "";
+  }
+
+  bool launches_kernels() const override { return true; }
 
   std::string kernel_head(const std::string& name, const std::string& what) const override;
   std::string global_thread_index() const override { return "(int64_t)blockIdx.x * blockDim.x + threadIdx.x"; }
   std::string global_thread_count() const override { return "(int64_t)gridDim.x * blockDim.x"; }
   std::string thread_space_name() const override { return "blocks and threads"; }
-  std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
+  std::string launch_over(const std::string& name, const lir::Launch& launch) override;
   std::string launch_single_thread(const std::string& name) override;
+  std::string launch_geometry(const std::string& name, const lir::KernelGeometry& g) override;
   std::string block_index(int axis) const override { return std::string("blockIdx.") + "xyz"[axis]; }
   std::string thread_index(int axis) const override { return std::string("threadIdx.") + "xyz"[axis]; }
   std::string barrier_statement() const override { return "__syncthreads();"; }
   std::string shared_declaration(const lir::Stmt& alloc) const override;
-  std::string launch_geometry(const std::string& name, const lir::KernelGeometry& g) override;
   std::string float4_at(const std::string& buffer, const std::string& index, bool shared,
                         bool writable) const override {
     return std::string("(*(") + (writable ? "" : "const ") + "float4*)&" + buffer + "[" + index + "])";
   }
-  // __shfl_xor_sync has overloads for 32- and 64-bit integers and floats.
+  // For the types of cuda_lower_options' warp_shuffle_types (its overloads).
   std::string warp_exchange(const std::string& value, ScalarType t, int lane_mask) const override {
-    if (t != ScalarType::F32 && t != ScalarType::F64 && t != ScalarType::I32 && t != ScalarType::I64 &&
-        t != ScalarType::Index)
-      return "";
     return "__shfl_xor_sync(0xffffffffu, " + value + ", " + std::to_string(lane_mask) + ")";
   }
+  std::string warp_exchange_condition() const override { return ""; }
 
  private:
+  // The host entry point's declaration, without ';'.
+  std::string signature() const;
   // Kernel parameters (`for_kernel`) or host parameters (with the stream), and the call arguments.
   std::vector<std::string> parameters(bool for_kernel) const;
   std::string kernel_arguments() const;
@@ -69,7 +71,8 @@ class CudaEmitter : public GpuEmitter {
   CudaEmitOptions options_;
 };
 
-// Lowering options for cuda: its schedule target, and every temp in the scratch workspace.
+// Lowering options for cuda: its schedule target, every temp in the scratch workspace, and the
+// kernels of the gpu passes (threads, warp shuffles of 32- and 64-bit values).
 lir::LowerOptions cuda_lower_options();
 
 // Lowers `inst` for cuda (the default GPU schedule) and prints it as CUDA C++.

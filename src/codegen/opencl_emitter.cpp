@@ -5,7 +5,6 @@
 
 #include "codegen/target.h"
 #include "lower/lower.h"
-#include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {
 
@@ -17,6 +16,11 @@ lir::LowerOptions opencl_lower_options() {
   lir::LowerOptions o;
   o.target = Target::OpenCL;
   o.storage.max_stack_bytes = 0;  // a private array would not outlive the kernel that writes it
+  o.gpu.emplace();
+  o.gpu->launch_description = true;  // the ekb-launch description (docs/ABI.md)
+  // OpenCL C 1.2 has no shuffles; NVIDIA's compiler takes inline PTX, exchanging 32-bit values.
+  o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::I32};
+  o.gpu->warp_shuffles_conditional = true;
   return o;
 }
 
@@ -56,12 +60,12 @@ bool OpenCLEmitter::is_half_buffer(const std::string& name) const {
 
 std::string OpenCLEmitter::load_text(const Expr& load, const std::string& index) {
   if (is_half_buffer(load.name)) return "vload_half(" + index + ", " + load.name + ")";
-  return GpuEmitter::load_text(load, index);
+  return CLikeEmitter::load_text(load, index);
 }
 
 std::string OpenCLEmitter::store_text(const lir::Stmt& store, const std::string& index, const std::string& value) {
   if (is_half_buffer(store.name)) return "vstore_half_rte(" + value + ", " + index + ", " + store.name + ");";
-  return GpuEmitter::store_text(store, index, value);
+  return CLikeEmitter::store_text(store, index, value);
 }
 
 std::string OpenCLEmitter::allocation(const lir::Stmt& a, const std::string& indent) const {
@@ -131,8 +135,8 @@ std::string OpenCLEmitter::warp_exchange(const std::string& value, ScalarType t,
       return "as_float(ekb_shfl_xor(as_uint(" + value + "), " + m + "))";
     case ScalarType::I32:
       return "(int)ekb_shfl_xor((uint)" + value + ", " + m + ")";
-    default:
-      return "";  // 64-bit values would take two exchanges: the tree instead
+    default:  // 64-bit values would take two exchanges: opencl_lower_options leaves them to the tree
+      throw std::logic_error("OpenCL emitter: no warp shuffle of " + std::string(ir::scalar_type_name(t)));
   }
 }
 
@@ -191,27 +195,24 @@ std::optional<std::string> OpenCLEmitter::launch_expr(const Expr& e) const {
   }
 }
 
-bool OpenCLEmitter::launch_computable(const Expr& e) const {
-  return GpuEmitter::launch_computable(e) && launch_expr(e).has_value();
-}
-
-std::string OpenCLEmitter::launch_over(const std::string& name, const std::vector<const Expr*>& extents) {
-  const std::string tpg = std::to_string(threads_per_block_);
+std::string OpenCLEmitter::launch_over(const std::string& name, const lir::Launch& launch) {
+  const int64_t tpg = launch.geometry.block[0];
   // Constant extents (the usual case: the lowering is specialized to the workload) give a number.
-  const bool constant = std::all_of(extents.begin(), extents.end(), [](const Expr* x) { return x->kind == ExprKind::IntImm; });
+  const bool constant = std::all_of(launch.extents.begin(), launch.extents.end(),
+                                    [](const lir::ExprP& x) { return x->kind == ExprKind::IntImm; });
   std::string global;
   if (constant) {
     int64_t count = 1;
-    for (const Expr* x : extents) count *= std::max<int64_t>(x->int_value, 0);
-    const int64_t groups = std::min<int64_t>((count + threads_per_block_ - 1) / threads_per_block_, options_.max_groups);
-    global = std::to_string(groups * threads_per_block_);
+    for (const lir::ExprP& x : launch.extents) count *= std::max<int64_t>(x->int_value, 0);
+    global = std::to_string(std::min<int64_t>((count + tpg - 1) / tpg, launch.max_blocks) * tpg);
   } else {
     std::string count;
-    for (const Expr* x : extents) count += (count.empty() ? "" : " * ") + ("max(" + *launch_expr(*x) + ", 0)");
-    global = "min((" + count + " + " + std::to_string(threads_per_block_ - 1) + ") / " + tpg + ", " +
-             std::to_string(options_.max_groups) + ") * " + tpg;
+    for (const lir::ExprP& x : launch.extents) count += (count.empty() ? "" : " * ") + ("max(" + *launch_expr(*x) + ", 0)");
+    global = "min((" + count + " + " + std::to_string(tpg - 1) + ") / " + std::to_string(tpg) + ", " +
+             std::to_string(launch.max_blocks) + ") * " + std::to_string(tpg);
   }
-  return "kernel " + name + " global=[" + global + "] local=[" + tpg + "] args=[" + launch_arguments() + "]\n";
+  return "kernel " + name + " global=[" + global + "] local=[" + std::to_string(tpg) + "] args=[" + launch_arguments() +
+         "]\n";
 }
 
 std::string OpenCLEmitter::shared_declaration(const lir::Stmt& a) const {

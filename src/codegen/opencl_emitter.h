@@ -1,7 +1,7 @@
-// The OpenCL emitter for the `opencl` backend: a thin subclass of the GPU emitter
-// (codegen/gpu_emitter.h: the default GPU schedule, kernels and what they run), which spells
-// kernels as OpenCL C 1.2 `__kernel` functions and their launches as the launch description of
-// docs/ABI.md, exactly the form a `.cl` source solution takes:
+// The OpenCL emitter for the `opencl` backend: CLikeEmitter's spellings in OpenCL C 1.2. The
+// kernels the lowering outlined (opencl_lower_options: lower/outline_kernels.h) are `__kernel`
+// functions and their launches the launch description of docs/ABI.md, exactly the form a `.cl`
+// source solution takes:
 //
 //   __kernel void ekb_kernel_0(__global const float* restrict x, ..., long R, __global uchar* ekb_scratch) {...}
 //   /* ekb-launch
@@ -18,21 +18,19 @@
 #include <string>
 #include <vector>
 
-#include "codegen/gpu_emitter.h"
+#include "codegen/c_like_emitter.h"
 #include "ir/instance.h"
+#include "lower/lower.h"
 
 namespace ekb::codegen {
 
 struct OpenCLEmitOptions {
-  int threads_per_group = 256;          // the local size of a parallel kernel
-  int64_t max_groups = 65535;           // beyond it, a grid-stride loop covers the rest
   std::string scratch_name = "ekb_scratch";
 };
 
-class OpenCLEmitter : public GpuEmitter {
+class OpenCLEmitter : public CLikeEmitter {
  public:
-  OpenCLEmitter(const lir::Func& f, OpenCLEmitOptions options = {})
-      : GpuEmitter(f, {}, options.threads_per_group), options_(std::move(options)) {}
+  OpenCLEmitter(const lir::Func& f, OpenCLEmitOptions options = {}) : CLikeEmitter(f), options_(std::move(options)) {}
 
  protected:
   std::string storage_type(ScalarType t) const override;
@@ -47,16 +45,21 @@ class OpenCLEmitter : public GpuEmitter {
   std::string helper_qualifier() const override { return "static inline"; }
   std::string load_text(const lir::Expr& load, const std::string& index) override;
   std::string store_text(const lir::Stmt& store, const std::string& index, const std::string& value) override;
+  // nvcc-like compilers (NVIDIA's, with cl_nv_pragma_unroll; clang, PoCL's) take it: a register
+  // tile's loops must be unrolled for the tile to stay in registers.
+  std::string loop_annotation(const lir::Stmt& loop) const override {
+    return loop.for_kind == lir::ForKind::Unrolled ? "#pragma unroll" : "";
+  }
 
+  bool launches_kernels() const override { return true; }
   std::string kernel_head(const std::string& name, const std::string& what) const override;
-  // 32-bit like CUDA's indices (the launch's global size stays below 2^32: at most max_groups
+  // 32-bit like CUDA's indices (the launch's global size stays below 2^32: at most GpuLowerOptions::max_blocks
   // work-groups): a size_t index keeps all the index arithmetic in 64 bits on NVIDIA's compiler.
   std::string global_thread_index() const override { return "(int64_t)(uint)get_global_id(0)"; }
   std::string global_thread_count() const override { return "(int64_t)(uint)get_global_size(0)"; }
   std::string thread_space_name() const override { return "work-groups and work-items"; }
-  std::string launch_over(const std::string& name, const std::vector<const lir::Expr*>& extents) override;
+  std::string launch_over(const std::string& name, const lir::Launch& launch) override;
   std::string launch_single_thread(const std::string& name) override;
-  bool launch_computable(const lir::Expr& e) const override;
   // 32-bit like CUDA's blockIdx and threadIdx: a size_t index keeps the index arithmetic of the
   // kernels that use them in 64 bits on NVIDIA's OpenCL compiler (the launch geometry's extents are
   // constants within the device limits, so no index reaches 2^32).
@@ -64,7 +67,8 @@ class OpenCLEmitter : public GpuEmitter {
   std::string thread_index(int axis) const override { return "(uint)get_local_id(" + std::to_string(axis) + ")"; }
   std::string barrier_statement() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
   // OpenCL C 1.2 has no shuffles; NVIDIA's compiler takes inline PTX (file_header defines the
-  // helper where it is that compiler), so 32-bit values are exchanged with shfl.sync there.
+  // helper where it is that compiler), so 32-bit values (opencl_lower_options' warp_shuffle_types)
+  // are exchanged with shfl.sync there.
   std::string warp_exchange(const std::string& value, ScalarType t, int lane_mask) const override;
   std::string warp_exchange_condition() const override { return "defined(EKB_NV_WARP_SHUFFLE)"; }
   std::string shared_declaration(const lir::Stmt& alloc) const override;
@@ -85,7 +89,9 @@ class OpenCLEmitter : public GpuEmitter {
   OpenCLEmitOptions options_;
 };
 
-// Lowering options for opencl: its schedule target, and every temp in the scratch workspace.
+// Lowering options for opencl: its schedule target, every temp in the scratch workspace, and the
+// kernels of the gpu passes (launches as a description; warp shuffles of 32-bit values with
+// NVIDIA's compiler only).
 lir::LowerOptions opencl_lower_options();
 
 // Lowers `inst` for opencl (the default GPU schedule) and prints it as OpenCL C plus its launch

@@ -90,6 +90,8 @@ class Checker {
           return "the store to " + s.name + " is not to consecutive elements, one per lane";
         return value(*s.value);
       }
+      case StmtKind::Prefetch:
+        return "";  // printed at the first lane
       default:
         return s.kind == StmtKind::Allocate ? "the body allocates a buffer" : "the body has a barrier";
     }

@@ -7,8 +7,9 @@
 // enclosing `unroll` loops, and the cache is promoted to vector registers.
 //
 // A loop qualifies when its body is stores, lets, blocks, ifs on lane-independent conditions,
-// inner loops with lane-independent bounds (a stencil's taps) and variables of its own (their
-// accumulators: one vector each) over one float element type, every access of which is either
+// inner loops with lane-independent bounds (a stencil's taps), prefetches (made at the first
+// lane's element) and variables of its own (their accumulators: one vector each) over one float
+// element type, every access of which is either
 // the same element in every lane (uniform: printed as a scalar, broadcast where it meets a
 // vector) or consecutive elements, one per lane (index = base + lane: a vector load or store), and
 // every lane-dependent value is built from loads, + - * /, min, max, negation, select on a uniform

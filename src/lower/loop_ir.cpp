@@ -223,9 +223,29 @@ StmtP make_allocate(std::string buffer, ScalarType t, int64_t extent, MemoryScop
   return s;
 }
 
-StmtP make_barrier() {
-  auto s = std::make_shared<Stmt>();
-  s->kind = StmtKind::Barrier;
+StmtP make_barrier() { return snode(StmtKind::Barrier); }
+
+StmtP make_prefetch(std::string buffer, ExprP index, int64_t byte_offset) {
+  auto s = snode(StmtKind::Prefetch);
+  s->name = std::move(buffer);
+  s->indices = {std::move(index)};
+  s->byte_offset = byte_offset;
+  return s;
+}
+
+StmtP make_kernel(std::string name, Launch launch, StmtP body) {
+  auto s = snode(StmtKind::Kernel);
+  s->name = std::move(name);
+  s->launch = std::move(launch);
+  s->body = std::move(body);
+  return s;
+}
+
+StmtP make_thread_all_reduce(std::vector<Stmt::Combine> combines, int axis, AllReduceForm form) {
+  auto s = snode(StmtKind::ThreadAllReduce);
+  s->combines = std::move(combines);
+  s->gpu_axis = axis;
+  s->form = form;
   return s;
 }
 
@@ -393,6 +413,8 @@ std::string_view intrinsic_name(Intrinsic f) {
       return "requant";
     case Intrinsic::MirrorIndex:
       return "mirror_index";
+    case Intrinsic::ThreadRank:
+      return "thread_rank";
   }
   return "?";
 }
@@ -413,6 +435,8 @@ std::string_view for_kind_name(ForKind k) {
       return "gpu_thread";
     case ForKind::GpuCooperative:
       return "gpu_cooperative";
+    case ForKind::GpuGridStride:
+      return "gpu_grid_stride";
   }
   return "?";
 }
@@ -429,6 +453,30 @@ std::string_view scope_name(MemoryScope s) {
       return "shared";
     case MemoryScope::Local:
       return "local";
+  }
+  return "?";
+}
+
+std::string_view launch_kind_name(LaunchKind k) {
+  switch (k) {
+    case LaunchKind::Single:
+      return "single";
+    case LaunchKind::GridStride:
+      return "grid_stride";
+    case LaunchKind::Grid:
+      return "grid";
+  }
+  return "?";
+}
+
+std::string_view all_reduce_form_name(AllReduceForm f) {
+  switch (f) {
+    case AllReduceForm::Tree:
+      return "tree";
+    case AllReduceForm::Shuffles:
+      return "shuffles";
+    case AllReduceForm::ShufflesOrTree:
+      return "shuffles_or_tree";
   }
   return "?";
 }
@@ -451,6 +499,30 @@ std::string args_text(const std::vector<ExprP>& args) {
   std::string s;
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + to_string(*args[i]);
   return s;
+}
+
+std::string dims_text(const std::array<int64_t, 3>& d) {
+  return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " + std::to_string(d[2]);
+}
+
+// "grid 4 x 1 x 1 blocks of 128 x 1 x 1 threads", "grid_stride i, j in [R, C] by 256 threads", "single"
+std::string launch_text(const Launch& l) {
+  switch (l.kind) {
+    case LaunchKind::Single:
+      return "single";
+    case LaunchKind::GridStride: {
+      std::string vars;
+      for (size_t i = 0; i < l.loops.size(); ++i) vars += (i ? ", " : "") + l.loops[i];
+      return "grid_stride " + vars + " in [" + args_text(l.extents) + "] by " +
+             std::to_string(l.geometry.block[0]) + " threads, at most " + std::to_string(l.max_blocks) + " blocks";
+    }
+    case LaunchKind::Grid: {
+      std::string s = "grid " + dims_text(l.geometry.grid) + " blocks of " + dims_text(l.geometry.block) + " threads";
+      if (l.geometry.shared_bytes > 0) s += ", " + std::to_string(l.geometry.shared_bytes) + " shared bytes";
+      return s;
+    }
+  }
+  return "?";
 }
 
 }  // namespace
@@ -508,11 +580,30 @@ std::string to_string(const Stmt& s, int indent) {
     case StmtKind::For: {
       std::string kind = s.for_kind == ForKind::Serial ? "" : " " + std::string(for_kind_name(s.for_kind));
       if (s.for_kind == ForKind::GpuBlock || s.for_kind == ForKind::GpuThread) kind += "." + std::string(1, "xyz"[s.gpu_axis]);
+      if (!s.cooperative.name.empty()) {
+        kind += " " + s.cooperative.name;
+        if (s.cooperative.lanes > 1)
+          kind += " by " + std::to_string(s.cooperative.lanes) + (s.cooperative.vector_store ? " (vector stores)" : "");
+      }
       return pad + "for " + s.name + " in [" + to_string(*s.min) + ", +" + to_string(*s.extent) + ")" + kind +
              " {\n" + nested(s.body) + pad + "}\n";
     }
     case StmtKind::Barrier:
       return pad + "barrier\n";
+    case StmtKind::Prefetch:
+      return pad + "prefetch " + s.name + "[" + args_text(s.indices) + "] + " + std::to_string(s.byte_offset) +
+             " bytes\n";
+    case StmtKind::Kernel:
+      return pad + "kernel " + s.name + " " + launch_text(s.launch) + " {\n" + nested(s.body) + pad + "}\n";
+    case StmtKind::ThreadAllReduce: {
+      std::string out = pad + "all_reduce." + std::string(1, "xyz"[s.gpu_axis]) + " " +
+                        std::string(all_reduce_form_name(s.form)) + " ";
+      for (size_t i = 0; i < s.combines.size(); ++i) {
+        const Stmt::Combine& c = s.combines[i];
+        out += (i ? ", " : "") + c.var + " " + std::string(bin_op_text(c.op)) + " via " + c.slots;
+      }
+      return out + "\n";
+    }
     case StmtKind::Store:
       return pad + s.name + "[" + args_text(s.indices) + "] = " + to_string(*s.value) + "\n";
     case StmtKind::Assign:

@@ -2,7 +2,8 @@
 // the C-like emitters print. Passes (src/lower/*.h, listed in lower.cpp) rewrite it step by step:
 //
 //   typed expressions   IntImm, FloatImm, Var, Load, Unary, Binary, Select, Call, Cast, Reduce
-//   statements          For, Store, Assign, LetStmt, DeclareVar, Block, IfThenElse, Allocate
+//   statements          For, Store, Assign, LetStmt, DeclareVar, Block, IfThenElse, Allocate, Barrier,
+//                       Prefetch (cpu), Kernel and ThreadAllReduce (gpu)
 //
 // Nodes are immutable and shared (like ir::Expr); a pass builds new nodes where it changes
 // something. Every variable name in a Func is unique, so an emitter may declare each one where it
@@ -19,7 +20,12 @@
 //    lower_boundaries; after flatten_storage every Load and Store has exactly one flat index.
 //  - Reduce exists only between lower_definitions and lower_reductions.
 //  - f16/bf16 values are only loaded and stored; widen_half_precision makes arithmetic f32.
+//  - The last passes make what a target runs explicit: insert_prefetches (cpu) turns the prefetch
+//    directive into Prefetch statements; on gpu, map_grid_stride, outline_kernels and
+//    lower_thread_reductions leave a Block of Kernels, each with its launch, whose loops are bound
+//    to the launch's blocks and threads. An emitter only prints what they decided.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -96,6 +102,7 @@ enum class Intrinsic : uint8_t {
   Rshift,
   Requant,      // gemmlowp / TFLite, on i32 (ir/quant.h)
   MirrorIndex,  // (x, extent): reflect x into [0, extent) without repeating the edge (index type)
+  ThreadRank,   // (): the calling thread's rank in its block, x fastest (index type; in a Grid Kernel)
 };
 
 struct Range {
@@ -161,12 +168,61 @@ enum class StmtKind : uint8_t {
   Allocate,    // name: temp buffer of `type` elements, `extent` of them, in `scope`; body
   Barrier,     // gpu: every thread of the block waits here until all arrive, and their writes to
                // shared memory are visible (__syncthreads / barrier(CLK_LOCAL_MEM_FENCE))
+  Prefetch,    // cpu: name: buffer; indices: [flat index]; byte_offset: a software prefetch of the
+               // cache line holding the byte that far past the element (harmless past the end)
+  Kernel,      // gpu: name: the kernel; launch: how the host starts its threads; body: what each
+               // thread runs. A gpu function's body is a Block of Kernels, launched in order.
+  ThreadAllReduce,  // gpu: every thread's `combines[i].var` combined (op) over the threads of its
+                    // block along gpu_axis; afterwards each of them holds the total. `form` says how.
 };
 
 // GpuBlock / GpuThread: one iteration per block / thread along Stmt::gpu_axis (bind). A
 // GpuCooperative nest (the copy into a shared cache) is spread over all the threads of the block:
-// the emitters flatten it and stride over the block's threads.
-enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, GpuBlock, GpuThread, GpuCooperative };
+// the emitters flatten it and stride over the block's threads. Consecutive GpuGridStride loops
+// (map_grid_stride) are one iteration space spread over all the threads of their Kernel's launch:
+// thread t takes the flat iterations t, t + threads, t + 2 * threads, ... (innermost loop fastest).
+enum class ForKind : uint8_t {
+  Serial,
+  Parallel,
+  Vectorized,
+  Unrolled,
+  GpuBlock,
+  GpuThread,
+  GpuCooperative,
+  GpuGridStride
+};
+
+// A kernel's launch geometry: blocks and threads per axis (x, y, z), and its shared memory.
+struct KernelGeometry {
+  std::array<int64_t, 3> grid = {1, 1, 1};  // a 0 when a block loop has no iterations
+  std::array<int64_t, 3> block = {1, 1, 1};
+  int64_t shared_bytes = 0;
+  bool has_thread_loops = false;
+  int64_t threads() const { return block[0] * block[1] * block[2]; }
+  bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
+};
+
+// How the host launches a Kernel (outline_kernels decides).
+enum class LaunchKind : uint8_t {
+  Single,      // one thread
+  GridStride,  // blocks of geometry.block[0] threads, one thread per iteration of the kernel's
+               // GpuGridStride loops (the product of `extents`, each counted from 0), at most
+               // max_blocks blocks: the grid-stride loop covers the rest
+  Grid,        // exactly `geometry` (a stage with loops bound to blocks and threads, schedule_bind.h)
+};
+
+struct Launch {
+  LaunchKind kind = LaunchKind::Single;
+  KernelGeometry geometry;
+  std::vector<ExprP> extents;      // GridStride: its loops' extents, outermost first
+  std::vector<std::string> loops;  // GridStride: its loops' variables
+  int64_t max_blocks = 0;          // GridStride
+};
+
+// How a ThreadAllReduce combines: a tree in shared memory (barrier between steps), warp shuffles
+// (axis x, a multiple of 32 threads; the warps' totals through shared memory), or both, the
+// shuffles where the device compiler has them (OpenCL: NVIDIA's) and the tree elsewhere.
+enum class AllReduceForm : uint8_t { Tree, Shuffles, ShufflesOrTree };
 
 // Where an Allocate's storage lives. Global: not yet placed (plan_storage decides); Stack: a local
 // array; Scratch: the harness-provided workspace (ABI "Scratch memory") at scratch_offset;
@@ -181,19 +237,43 @@ struct Stmt {
   std::vector<ExprP> indices;
   ExprP min, extent;
   ForKind for_kind = ForKind::Serial;
-  int gpu_axis = 0;  // For of kind GpuBlock/GpuThread: 0, 1, 2 for x, y, z
+  int gpu_axis = 0;  // For of kind GpuBlock/GpuThread, ThreadAllReduce: 0, 1, 2 for x, y, z
   MemoryScope scope = MemoryScope::Global;
   int64_t scratch_offset = 0;  // Allocate in Scratch: byte offset (64-byte aligned)
   int64_t alignment = 0;       // Allocate: byte alignment an align directive asked for (0: default)
   // For: software prefetches at the start of each iteration (prefetch directive): of every element
   // of `tensor` the body reads, `distance` elements further on; `lines` consecutive cache lines
   // from each read's first element (0: the lines the iteration's reads span, when few).
+  // insert_prefetches turns them into Prefetch statements.
   struct Prefetch {
     std::string tensor;
     int64_t distance = 0;
     int64_t lines = 0;
   };
   std::vector<Prefetch> prefetches;
+  int64_t byte_offset = 0;  // Prefetch
+  Launch launch;            // Kernel
+  // ThreadAllReduce: each accumulator, its combining operation and the shared buffer of its
+  // partial results (an Allocate in Shared scope around the kernel's code).
+  struct Combine {
+    std::string var;
+    ScalarType type = ScalarType::F32;
+    BinOp op = BinOp::Add;
+    std::string slots;
+  };
+  std::vector<Combine> combines;
+  AllReduceForm form = AllReduceForm::Tree;
+  // For of kind GpuCooperative, the outermost of a copy nest (vectorize_cooperative_copies): the
+  // nest's name (its printed variables' prefix), and how many consecutive f32 elements of the
+  // innermost loop a thread copies at once: 4 as one float4 load (stored as one too with
+  // vector_store, else element by element at lane_indices), or 1.
+  struct CooperativeCopy {
+    std::string name;
+    int64_t lanes = 1;
+    bool vector_store = false;
+    std::vector<ExprP> lane_indices;
+  };
+  CooperativeCopy cooperative;
   StmtP body, else_body;
   std::vector<StmtP> stmts;
 };
@@ -207,6 +287,9 @@ StmtP make_block(std::vector<StmtP> stmts);  // flattens nested blocks, drops em
 StmtP make_if(ExprP cond, StmtP then_body, StmtP else_body = nullptr);
 StmtP make_allocate(std::string buffer, ScalarType t, int64_t extent, MemoryScope scope, StmtP body);
 StmtP make_barrier();
+StmtP make_prefetch(std::string buffer, ExprP index, int64_t byte_offset);
+StmtP make_kernel(std::string name, Launch launch, StmtP body);
+StmtP make_thread_all_reduce(std::vector<Stmt::Combine> combines, int axis, AllReduceForm form);
 bool is_no_op(const Stmt& s);  // an empty block
 
 // ------------------------------------------------------------------------------- functions
@@ -295,6 +378,8 @@ std::string_view bin_op_text(BinOp op);        // "+", "min", "floordiv"...
 std::string_view intrinsic_name(Intrinsic f);  // "exp", "mirror_index"...
 std::string_view for_kind_name(ForKind k);
 std::string_view scope_name(MemoryScope s);
+std::string_view launch_kind_name(LaunchKind k);
+std::string_view all_reduce_form_name(AllReduceForm f);
 std::string to_string(const Expr& e);
 std::string to_string(const Stmt& s, int indent = 0);
 std::string to_string(const Func& f);

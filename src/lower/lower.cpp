@@ -8,13 +8,18 @@
 
 #include "lower/apply_schedule.h"
 #include "lower/flatten_storage.h"
+#include "lower/insert_prefetches.h"
 #include "lower/lower_boundaries.h"
 #include "lower/lower_definitions.h"
 #include "lower/lower_reductions.h"
+#include "lower/lower_thread_reductions.h"
+#include "lower/map_grid_stride.h"
+#include "lower/outline_kernels.h"
 #include "lower/partition_loops.h"
 #include "lower/promote_to_f64.h"
 #include "lower/simplify.h"
 #include "lower/verify_lir.h"
+#include "lower/vectorize_cooperative_copies.h"
 #include "lower/widen_half_precision.h"
 
 namespace ekb::lir {
@@ -68,6 +73,31 @@ const Pass kPasses[] = {
     {"simplify",
      [](Func& f, const ir::Instance&, const LowerOptions& o) {
        if (o.simplify) simplify(f);
+     }},
+    // cpu: the prefetch directive's software prefetches as statements.
+    {"insert_prefetches",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.target == ir::Target::Cpu) insert_prefetches(f);
+     }},
+    // gpu: the outer independent loops of each stage without bound loops spread over all threads.
+    {"map_grid_stride",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.gpu) map_grid_stride(f, *o.gpu);
+     }},
+    // gpu: one kernel per stage (or run of sequential stages), with its launch.
+    {"outline_kernels",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.gpu) outline_kernels(f, *o.gpu);
+     }},
+    // gpu: the reduction loops bound to threads combine their parts over the block.
+    {"lower_thread_reductions",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.gpu) lower_thread_reductions(f, *o.gpu);
+     }},
+    // gpu: how a block's threads share each copy into shared memory (float4 where aligned).
+    {"vectorize_cooperative_copies",
+     [](Func& f, const ir::Instance&, const LowerOptions& o) {
+       if (o.gpu) vectorize_cooperative_copies(f);
      }},
 };
 

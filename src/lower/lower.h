@@ -5,11 +5,13 @@
 // after it, on stderr), stops (LowerOptions::stop_after) and checks the loop IR after every pass
 // (EKB_VERIFY_LIR=1 or LowerOptions::verify: lower/verify_lir.h; the test suite turns it on).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/instance.h"
 #include "ir/target.h"
+#include "lower/gpu_stages.h"
 #include "lower/loop_ir.h"
 #include "lower/plan_storage.h"
 
@@ -33,6 +35,9 @@ struct LowerOptions {
   // false ignores them (the default lowering of an IR solution's compute layer).
   bool apply_layers = true;
   StoragePlanOptions storage;
+  // For a gpu target: its kernel language's properties. Set, the function becomes kernels
+  // (map_grid_stride, outline_kernels, lower_thread_reductions); unset, it stays one loop nest.
+  std::optional<GpuLowerOptions> gpu;
   // Stop after the pass of this name (for `ekb emit --lir` and tests); empty runs them all.
   std::string stop_after;
   // Check the loop IR after every pass (lower/verify_lir.h), as EKB_VERIFY_LIR=1 does.

@@ -48,6 +48,8 @@ StmtP Mutator::mutate_children(const StmtP& s) {
   for (auto& i : n->indices) i = sub_e(i);
   n->min = sub_e(s->min);
   n->extent = sub_e(s->extent);
+  for (auto& x : n->launch.extents) x = sub_e(x);
+  for (auto& x : n->cooperative.lane_indices) x = sub_e(x);
   n->body = sub_s(s->body);
   n->else_body = sub_s(s->else_body);
   for (auto& b : n->stmts) b = sub_s(b);
@@ -78,6 +80,8 @@ void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
     for (const ExprP* e : {&t.value, &t.min, &t.extent})
       if (*e) for_each_expr(**e, f);
     for (const auto& i : t.indices) for_each_expr(*i, f);
+    for (const auto& x : t.launch.extents) for_each_expr(*x, f);
+    for (const auto& x : t.cooperative.lane_indices) for_each_expr(*x, f);
   });
 }
 

@@ -129,9 +129,12 @@ class FootprintWalker {
         if (s.else_body) stmt(*s.else_body);
         return;
       case StmtKind::Allocate:
+      case StmtKind::Kernel:
         stmt(*s.body);
         return;
       case StmtKind::Barrier:
+      case StmtKind::Prefetch:
+      case StmtKind::ThreadAllReduce:
         return;
     }
   }

@@ -202,6 +202,10 @@ class KernelChecker {
       case StmtKind::Assign:
         if (uses_any(*s.value, varying_) || has_load(*s.value)) varying_.insert(s.name);
         return;
+      case StmtKind::Prefetch:  // not in a scheduled stage: the passes after the schedule make them
+      case StmtKind::Kernel:
+      case StmtKind::ThreadAllReduce:
+        return;
     }
   }
 

@@ -1,11 +1,10 @@
 // The GPU part of the schedule layer: bind(STAGE, loop, block.x|y|z or thread.x|y|z) (bind_loop)
 // makes a loop's iterations the blocks or the threads of a block along one axis (For kinds
-// GpuBlock / GpuThread, Stmt::gpu_axis), the way parallel makes them OpenMP threads. The GPU
-// emitters (codegen/gpu_emitter.h) print a top-level stage with bound loops as one kernel in the
-// SPMD form: every thread of every block runs the stage's code, a block loop's variable is the
-// block index, a thread loop's the thread index (guarded where its extent is below the block's
-// size along that axis), and a cooperative copy into shared memory (memory_cache.h) is spread over
-// all the threads of the block.
+// GpuBlock / GpuThread, Stmt::gpu_axis), the way parallel makes them OpenMP threads. A top-level
+// stage with bound loops becomes one kernel (outline_kernels.h) in the SPMD form: every thread of
+// every block runs the stage's code, a block loop's variable is the block index, a thread loop's
+// the thread index (guarded where its extent is below the block's size along that axis), and a
+// cooperative copy into shared memory (memory_cache.h) is spread over all the threads of the block.
 //
 // The launch geometry derives from the bound loops: the grid from the block loops' extents, the
 // block from the largest extent bound to each thread axis. gpu_kernel_geometry checks what makes
@@ -26,9 +25,9 @@
 //
 // A cooperative reduction: bind(C, k, thread.x|y|z) on a reduction loop k (of C, or of an rfactor
 // stage) spreads k's iterations over the threads along that axis, each accumulating a partial
-// result in its own copy of the accumulator; after the loop the emitters combine the partials in a
-// tree over those threads (shared memory between barriers; warp shuffles in CUDA where the axis
-// is x and the block's width a multiple of 32) and every thread ends with the whole reduction, so
+// result in its own copy of the accumulator; after the loop they combine the partials
+// (lower_thread_reductions.h: a tree in shared memory between barriers, or warp shuffles where the
+// axis is x and the block's width a multiple of 32) and every thread ends with the whole reduction, so
 // that the code after the loop (the stage's store, or the stages computed at the same block loop
 // with compute_at) runs on the same value in every thread. Legality: the loop must accumulate into
 // scalar accumulators only (`acc = acc OP e` with OP a sum, product, min or max, acc not read
@@ -65,16 +64,6 @@ struct ThreadAccumulator {
 // The accumulators that the iterations of `loop` update (empty for a loop of independent
 // iterations); ScheduleError when an update is not one a tree over threads can combine.
 std::vector<ThreadAccumulator> thread_accumulators(const Stmt& loop);
-
-// A scheduled stage's launch: blocks and threads per axis (x, y, z), and its shared memory.
-struct KernelGeometry {
-  std::array<int64_t, 3> grid = {1, 1, 1};  // a 0 when a block loop has no iterations
-  std::array<int64_t, 3> block = {1, 1, 1};
-  int64_t shared_bytes = 0;
-  bool has_thread_loops = false;
-  int64_t threads() const { return block[0] * block[1] * block[2]; }
-  bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
-};
 
 // Whether s holds a loop bound to blocks or threads (a stage the GPU emitters launch as bound).
 bool has_gpu_bound_loops(const Stmt& s);

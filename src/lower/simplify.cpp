@@ -148,7 +148,18 @@ class Simplifier {
         n->body = stmt(s->body);
         return n;
       }
+      case StmtKind::Prefetch: {
+        auto n = std::make_shared<Stmt>(*s);
+        n->indices[0] = expr(s->indices[0]).e;
+        return n;
+      }
+      case StmtKind::Kernel: {
+        auto n = std::make_shared<Stmt>(*s);
+        n->body = stmt(s->body);
+        return n;
+      }
       case StmtKind::Barrier:
+      case StmtKind::ThreadAllReduce:
         return s;
     }
     return s;
