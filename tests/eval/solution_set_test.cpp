@@ -124,7 +124,7 @@ TEST_F(SolutionSetTypes, TheElementTypeCheckCompilesWithNvccAndNamesCudasTypeSpe
     c.workload = workload(workload_name);
     c.solution = "all.cu";
     c.path = (dir_ / "linalg.gemm" / "all.cu").string();
-    return cuda.compile(candidate_source(c, suite::bind_workload(c.workload), "cuda"));
+    return cuda.compile(candidate_source(c, suite::bind_workload(c.workload), ir::Target::Cuda));
   };
   runtime::CompileOutcome f16 = compile_cu("linalg.gemm/medium_f16");
   EXPECT_FALSE(f16.ok);

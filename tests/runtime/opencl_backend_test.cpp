@@ -153,7 +153,7 @@ TEST(OpenCLBackend, TheBackendNamesItsDeviceToTheWorkersWithoutTouchingTheEnviro
 TEST(OpenCLBackend, AWorkerStartsOnTheDeviceItsOptionsName) {
   REQUIRE_OPENCL(backend);
   runtime::WorkerOptions o;
-  o.backend = "opencl";
+  o.backend = ir::Target::OpenCL;
   o.device = {"no-such-platform-xyz", 0};
   o.executable = EKB_BINARY;
   o.memory_limit_bytes = 0;
