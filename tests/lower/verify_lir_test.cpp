@@ -51,8 +51,10 @@ TEST(VerifyLir, FindsWhatLoopIrPromisesBroken) {
                                loop(make_store("t", {i, i}, float_imm(ScalarType::F32, 1))))),
        LirForm::FlatAccesses, "a store of 't' has 2 indices after flatten_storage"},
   };
-  for (const Case& c : cases) EXPECT_NE(lir_problem(c.f, c.form).find(c.problem), std::string::npos) << c.problem
-                                                                                                          << "\ngot: " << lir_problem(c.f, c.form);
+  for (const Case& c : cases) {
+    const std::string got = lir_problem(c.f, c.form);
+    EXPECT_NE(got.find(c.problem), std::string::npos) << c.problem << "\ngot: " << got;
+  }
 }
 
 TEST(VerifyLir, AFormOnceEstablishedMustHold) {
