@@ -297,7 +297,7 @@ void CLikeEmitter::cooperative_nest(const Stmt& nest, int indent) {
     } else {
       const std::string rest = p + "_rest % " + ext;
       out_ += pad4 + "const int64_t " + loops[i]->name + " = " + expr(*loops[i]->min) + " + " + step +
-              (grouped ? "(" + rest + ")" : rest) + ";\n";
+              (lanes > 1 ? "(" + rest + ")" : rest) + ";\n";
       out_ += pad4 + p + "_rest /= " + ext + ";\n";
     }
   }

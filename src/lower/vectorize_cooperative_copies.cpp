@@ -47,7 +47,7 @@ class CopyVectorizer : public Mutator {
     if (s->kind == StmtKind::LetStmt) let_values_[s->name] = s->value;
     if (s->kind != StmtKind::For || s->for_kind != ForKind::GpuCooperative) return mutate_children(s);
     auto n = std::make_shared<Stmt>(*s);
-    n->cooperative = {"ekb_coop" + std::to_string(copies_++)};
+    n->cooperative.name = "ekb_coop" + std::to_string(copies_++);
     vectorize(*n);
     return n;
   }

@@ -18,10 +18,18 @@ std::string scaled(const std::string& workload, const std::string& schedule, con
   return pattern(kScale, workload) + "schedule cpu {\n" + schedule + "\n}\nmemory cpu {\n" + memory + "\n}\n";
 }
 
-// The Prefetch statements at the start of loop `var`'s body.
-std::vector<const Stmt*> opening_prefetches(const Func& f, const std::string& var) {
-  const Stmt* loop = find_loop(*f.body, var);
-  EXPECT_NE(loop, nullptr) << var;
+// The For of stage y's loop `name` (directives name loops; a split gives them other variables).
+const Stmt* loop_named(const Func& f, const std::string& name) {
+  for (const Stage& st : f.stages)
+    for (const StageLoop& l : st.loops)
+      if (st.name == "y" && l.name == name && !l.vars.empty()) return find_loop(*f.body, l.vars[0]);
+  return nullptr;
+}
+
+// The Prefetch statements at the start of the body of stage y's loop `name`.
+std::vector<const Stmt*> opening_prefetches(const Func& f, const std::string& name) {
+  const Stmt* loop = loop_named(f, name);
+  EXPECT_NE(loop, nullptr) << name;
   std::vector<const Stmt*> found;
   if (!loop) return found;
   const Stmt& body = *loop->body;
@@ -44,13 +52,13 @@ TEST(InsertPrefetches, EachIterationOpensWithAPrefetchOfItsReadAhead) {
   const std::string text = scaled("H = 5, W = 64", "vectorize(y, j, 16)", "prefetch(y, j, x, 128)");
   // Before the pass, the directive is a record on the loop.
   auto before = lower_text(text, "simplify");
-  const Stmt* loop = find_loop(*before.func.body, "j");
+  const Stmt* loop = loop_named(before.func, "j");
   ASSERT_NE(loop, nullptr) << before.body;
   EXPECT_EQ(loop->prefetches.size(), 1u);
   EXPECT_TRUE(opening_prefetches(before.func, "j").empty()) << before.body;
 
   auto after = lower_text(text, "insert_prefetches");
-  loop = find_loop(*after.func.body, "j");
+  loop = loop_named(after.func, "j");
   ASSERT_NE(loop, nullptr) << after.body;
   EXPECT_TRUE(loop->prefetches.empty()) << "the record is consumed";
   std::vector<const Stmt*> prefetches = opening_prefetches(after.func, "j");
@@ -59,8 +67,10 @@ TEST(InsertPrefetches, EachIterationOpensWithAPrefetchOfItsReadAhead) {
   EXPECT_EQ(p.name, "x");
   // x[i * 64 + j * 16 + lane] at the vector loop's first lane, 128 floats (512 bytes) on.
   ASSERT_EQ(p.indices.size(), 1u);
-  EXPECT_FALSE(uses_var(*p.indices[0], "j.vector")) << to_string(*p.indices[0]);
-  EXPECT_TRUE(uses_var(*p.indices[0], "j")) << to_string(*p.indices[0]);
+  EXPECT_TRUE(uses_var(*p.indices[0], loop->name)) << to_string(*p.indices[0]);
+  for_each_stmt(*loop->body, [&](const Stmt& inner) {
+    if (inner.kind == StmtKind::For) EXPECT_FALSE(uses_var(*p.indices[0], inner.name)) << to_string(*p.indices[0]);
+  });
   EXPECT_EQ(p.byte_offset, 512);
   EXPECT_NE(after.body.find("prefetch x["), std::string::npos) << after.body;
 }
