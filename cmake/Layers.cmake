@@ -42,11 +42,11 @@ ekb_layer(eval      USES ir lower codegen runtime suite
 ekb_layer(results   USES ir runtime suite eval
                     PACKAGES SQLiteCpp fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 # Generating solutions with language models.
-ekb_layer(llm       USES codegen runtime eval
+ekb_layer(llm       USES ir codegen runtime eval
                     PACKAGES CURL::libcurl tomlplusplus::tomlplusplus fmt::fmt nlohmann_json::nlohmann_json
                              Threads::Threads)
 # Workspaces where coding agents write and check one solution.
-ekb_layer(workspace USES codegen runtime suite eval
+ekb_layer(workspace USES ir codegen runtime suite eval
                     PACKAGES OpenSSL::Crypto fmt::fmt nlohmann_json::nlohmann_json)
 # The `ekb` command line.
 ekb_layer(cli       EXECUTABLE ekb
