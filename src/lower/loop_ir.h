@@ -177,10 +177,11 @@ enum class StmtKind : uint8_t {
 };
 
 // GpuBlock / GpuThread: one iteration per block / thread along Stmt::gpu_axis (bind). A
-// GpuCooperative nest (the copy into a shared cache) is spread over all the threads of the block:
-// the emitters flatten it and stride over the block's threads. Consecutive GpuGridStride loops
-// (map_grid_stride) are one iteration space spread over all the threads of their Kernel's launch:
-// thread t takes the flat iterations t, t + threads, t + 2 * threads, ... (innermost loop fastest).
+// GpuCooperative nest (the copy into a shared cache) is one iteration space spread over all the
+// threads of the block (Stmt::CooperativeCopy says how many elements a turn takes). Consecutive
+// GpuGridStride loops (map_grid_stride) are one iteration space spread over all the threads of
+// their Kernel's launch: thread t takes the flat iterations t, t + threads, t + 2 * threads, ...
+// (innermost loop fastest).
 enum class ForKind : uint8_t {
   Serial,
   Parallel,
