@@ -1,5 +1,6 @@
 #include "eval/fresh_inputs.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -11,39 +12,39 @@ namespace ekb::eval {
 
 namespace {
 
-// An element of `base` plus the element `shift` places further of `partner`, plus `offset`, as
-// fractions of the range, wrapped into [0, 1). Each term lies in [0, 1], so two subtractions wrap.
-inline double wrapped_fraction(double a, double b, double offset) {
-  double t = a + b + offset;
-  t -= t >= 1 ? 1 : 0;
-  t -= t >= 1 ? 1 : 0;
-  return t;
-}
-
-// Runs one(k, j) for every element k, with j = (k + shift) mod n: two loops instead of a modulo
-// per element.
-template <typename Element>
-inline void for_each_shifted(size_t n, size_t shift, Element one) {
-  for (size_t k = 0; k + shift < n; ++k) one(k, k + shift);
-  for (size_t k = n - shift; k < n; ++k) one(k, k + shift - n);
+// Runs block(k, j, count) over runs of consecutive elements k with j = (k + shift) mod n: two runs
+// instead of a modulo per element.
+template <typename Block>
+inline void for_each_shifted(size_t n, size_t shift, Block block) {
+  block(0, shift, n - shift);
+  block(n - shift, 0, shift);
 }
 
 // Float types, element by element on the buffers' own encoding (no decoding into doubles first:
 // this runs before every timed call, and a pass over the inputs must cost about a memcpy).
 // `decode` gives an element's value, `encode` the nearest value of the type as its storage.
+// Element k is base[k] plus partner[j] plus the offset, as fractions of the range, wrapped into
+// [0, 1) (each term lies in [0, 1], so two subtractions wrap). Written without branches and compiled
+// to vector code (CMakeLists.txt: -O3 -fno-trapping-math for this file): the wrap of random data is
+// a coin toss, and as a branch it cost more than the kernels of many workloads.
 template <typename Storage, typename Decode, typename Encode>
 void derive_float(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
                   size_t shift, double offset, Decode decode, Encode encode) {
-  const double lo = r.flo, span = r.fhi - r.flo, inv = span > 0 ? 1 / span : 0;
+  const double lo = r.flo, hi = r.fhi, span = r.fhi - r.flo, inv = span > 0 ? 1 / span : 0;
   const auto* a = reinterpret_cast<const Storage*>(base);
   const auto* b = reinterpret_cast<const Storage*>(partner);
   auto* x = reinterpret_cast<Storage*>(out);
-  for_each_shifted(n, shift, [&](size_t k, size_t j) {
-    const double t = wrapped_fraction((decode(a[k]) - lo) * inv, (decode(b[j]) - lo) * inv, offset);
+  auto one = [&](const Storage& ak, const Storage& bj, Storage& xk) {
+    double t = (decode(ak) - lo) * inv + (decode(bj) - lo) * inv + offset;
+    t -= static_cast<double>(t >= 1);
+    t -= static_cast<double>(t >= 1);
     const double v = lo + t * span;
     // Clamped where the arithmetic stepped past an end; the ends are values of the type, so
     // rounding to the nearest one (monotonic) cannot step past them again.
-    x[k] = encode(v < r.flo ? r.flo : v > r.fhi ? r.fhi : v);
+    xk = encode(std::min(std::max(v, lo), hi));
+  };
+  for_each_shifted(n, shift, [&](size_t k0, size_t j0, size_t count) {
+    for (size_t i = 0; i < count; ++i) one(a[k0 + i], b[j0 + i], x[k0 + i]);
   });
 }
 
@@ -60,11 +61,13 @@ void derive_integer(const ir::ValueRange& r, const uint8_t* base, const uint8_t*
   const auto* b = reinterpret_cast<const Storage*>(partner);
   auto* x = reinterpret_cast<Storage*>(out);
   auto from_low = [&](Storage v) { return static_cast<Wide>(static_cast<uint64_t>(static_cast<int64_t>(v) - r.ilo)); };
-  for_each_shifted(n, shift, [&](size_t k, size_t j) {
-    Wide sum = from_low(a[k]) + from_low(b[j]) + offset;
-    sum -= sum >= span ? span : 0;
-    sum -= sum >= span ? span : 0;
-    x[k] = static_cast<Storage>(r.ilo + static_cast<int64_t>(static_cast<uint64_t>(sum)));
+  for_each_shifted(n, shift, [&](size_t k0, size_t j0, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      Wide sum = from_low(a[k0 + i]) + from_low(b[j0 + i]) + offset;
+      sum -= sum >= span ? span : 0;
+      sum -= sum >= span ? span : 0;
+      x[k0 + i] = static_cast<Storage>(r.ilo + static_cast<int64_t>(static_cast<uint64_t>(sum)));
+    }
   });
 }
 
