@@ -1,6 +1,7 @@
 #include "eval/fresh_inputs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -26,19 +27,21 @@ inline void for_each_shifted(size_t n, size_t shift, Block block) {
 // Element k is base[k] plus partner[j] plus the offset, as fractions of the range, wrapped into
 // [0, 1) (each term lies in [0, 1], so two subtractions wrap). Written without branches and compiled
 // to vector code (CMakeLists.txt: -O3 -fno-trapping-math for this file): the wrap of random data is
-// a coin toss, and as a branch it cost more than the kernels of many workloads.
-template <typename Storage, typename Decode, typename Encode>
-void derive_float(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
-                  size_t shift, double offset, Decode decode, Encode encode) {
-  const double lo = r.flo, hi = r.fhi, span = r.fhi - r.flo, inv = span > 0 ? 1 / span : 0;
+// a coin toss, and as a branch it cost more than the kernels of many workloads. `Real` is the
+// arithmetic's type: float where the range allows it (twice the lanes of double).
+template <typename Storage, typename Real = double, typename Decode, typename Encode>
+inline void derive_float(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
+                         size_t shift, double offset_fraction, Decode decode, Encode encode) {
+  const Real lo = static_cast<Real>(r.flo), hi = static_cast<Real>(r.fhi), span = hi - lo,
+             inv = span > 0 ? 1 / span : 0, offset = static_cast<Real>(offset_fraction);
   const auto* a = reinterpret_cast<const Storage*>(base);
   const auto* b = reinterpret_cast<const Storage*>(partner);
   auto* x = reinterpret_cast<Storage*>(out);
   auto one = [&](const Storage& ak, const Storage& bj, Storage& xk) {
-    double t = (decode(ak) - lo) * inv + (decode(bj) - lo) * inv + offset;
-    t -= static_cast<double>(t >= 1);
-    t -= static_cast<double>(t >= 1);
-    const double v = lo + t * span;
+    Real t = (static_cast<Real>(decode(ak)) - lo) * inv + (static_cast<Real>(decode(bj)) - lo) * inv + offset;
+    t -= static_cast<Real>(t >= 1);
+    t -= static_cast<Real>(t >= 1);
+    const Real v = lo + t * span;
     // Clamped where the arithmetic stepped past an end; the ends are values of the type, so
     // rounding to the nearest one (monotonic) cannot step past them again.
     xk = encode(std::min(std::max(v, lo), hi));
@@ -48,37 +51,54 @@ void derive_float(const ir::ValueRange& r, const uint8_t* base, const uint8_t* p
   });
 }
 
+// f32 inputs, the most common by far: float's arithmetic unless the range's width overflows it.
+inline void derive_f32(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
+                size_t shift, double offset) {
+  const auto same = [](float v) { return v; };
+  if (std::isfinite(static_cast<float>(r.fhi - r.flo)))
+    derive_float<float, float>(r, base, partner, out, n, shift, offset, same, same);
+  else
+    derive_float<float, double>(r, base, partner, out, n, shift, offset, same,
+                                [](double v) { return static_cast<float>(v); });
+}
+
 // Integer and bool types: offsets from the range's low end, in a type wide enough for the sum of
-// three of them (two elements and the offset, each below the span), wrapped by subtraction.
+// three of them (two elements and the offset, each below the span), wrapped by subtraction. The
+// narrowest such type, so that a vector holds as many elements as it can: the offset of v from the
+// low end is v - low modulo the type's width, exact because it lies in [0, span).
 template <typename Storage>
 void derive_integer(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
                     size_t shift, uint64_t random_offset) {
-  using Wide = std::conditional_t<(sizeof(Storage) <= 2), uint32_t,
-                                  std::conditional_t<(sizeof(Storage) == 4), uint64_t, unsigned __int128>>;
-  const Wide span = static_cast<Wide>(static_cast<uint64_t>(r.ihi) - static_cast<uint64_t>(r.ilo)) + 1;
-  const Wide offset = static_cast<Wide>(random_offset) % span;
+  using Wide = std::conditional_t<
+      (sizeof(Storage) == 1), uint16_t,
+      std::conditional_t<(sizeof(Storage) == 2), uint32_t,
+                         std::conditional_t<(sizeof(Storage) == 4), uint64_t, unsigned __int128>>>;
+  const Wide low = static_cast<Wide>(r.ilo);  // sign-extended or truncated: v - low stays exact
+  const Wide span = static_cast<Wide>(static_cast<Wide>(static_cast<uint64_t>(r.ihi) - static_cast<uint64_t>(r.ilo)) + 1);
+  const Wide offset = static_cast<Wide>(static_cast<unsigned __int128>(random_offset) % span);
   const auto* a = reinterpret_cast<const Storage*>(base);
   const auto* b = reinterpret_cast<const Storage*>(partner);
   auto* x = reinterpret_cast<Storage*>(out);
-  auto from_low = [&](Storage v) { return static_cast<Wide>(static_cast<uint64_t>(static_cast<int64_t>(v) - r.ilo)); };
+  // Sign-extended to 64 bits first, then truncated: the same bits as v modulo Wide's width.
+  auto from_low = [&](Storage v) { return static_cast<Wide>(static_cast<Wide>(static_cast<int64_t>(v)) - low); };
   for_each_shifted(n, shift, [&](size_t k0, size_t j0, size_t count) {
     for (size_t i = 0; i < count; ++i) {
-      Wide sum = from_low(a[k0 + i]) + from_low(b[j0 + i]) + offset;
-      sum -= sum >= span ? span : 0;
-      sum -= sum >= span ? span : 0;
-      x[k0 + i] = static_cast<Storage>(r.ilo + static_cast<int64_t>(static_cast<uint64_t>(sum)));
+      Wide sum = static_cast<Wide>(from_low(a[k0 + i]) + from_low(b[j0 + i]) + offset);
+      sum = static_cast<Wide>(sum - (sum >= span ? span : 0));
+      sum = static_cast<Wide>(sum - (sum >= span ? span : 0));
+      x[k0 + i] = static_cast<Storage>(low + sum);
     }
   });
 }
 
-// One input of a set, in its element type.
+// One input of a set, in its element type; with a clone for AVX2 machines picked at load time.
+[[gnu::target_clones("avx2", "default"), gnu::flatten]]
 void derive(ir::ScalarType type, const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out,
             size_t n, size_t shift, double offset, uint64_t int_offset) {
   using ir::ScalarType;
   switch (type) {
     case ScalarType::F32:
-      return derive_float<float>(r, base, partner, out, n, shift, offset, [](float v) { return double(v); },
-                                 [](double v) { return static_cast<float>(v); });
+      return derive_f32(r, base, partner, out, n, shift, offset);
     case ScalarType::F64:
       return derive_float<double>(r, base, partner, out, n, shift, offset, [](double v) { return v; },
                                   [](double v) { return v; });
@@ -122,9 +142,8 @@ FreshInputs::FreshInputs(const WorkloadReference& reference, std::vector<const T
   if (bases_.empty()) throw std::invalid_argument("FreshInputs needs at least one trial");
   const ir::Instance& inst = reference.instance();
   for (const ir::TensorInstance* t : reference.interface().inputs) {
-    Input in{t->type, t->shape};
-    in.spd = t->decl->domain.kind == ir::DomainKind::Spd;
-    if (!in.spd) in.range = ir::input_value_range(inst, *t);
+    const bool spd = t->decl->domain.kind == ir::DomainKind::Spd;
+    Input in{t->type, t->shape, spd, spd ? ir::ValueRange{} : ir::input_value_range(inst, *t)};
     inputs_.push_back(std::move(in));
   }
 }
