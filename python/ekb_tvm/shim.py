@@ -97,10 +97,12 @@ void TVMFFIErrorSetRaisedFromCStrParts(const char* kind, const char** parts, int
 void TVMAPISetLastError(const char* message) { TVMFFIErrorSetRaisedFromCStr("Error", message); }
 '''
 
+# Helpers take no argument narrower than 32 bits: TVM's LLVM passes an i8/i16 without the zero or
+# sign extension that a C callee compiled by clang assumes.
 HELPERS = {
-    "ekb_tvm_f16_to_f32": "float ekb_tvm_f16_to_f32(uint16_t h) { return ekb_f16_to_f32(h); }\n",
+    "ekb_tvm_f16_to_f32": "float ekb_tvm_f16_to_f32(uint32_t h) { return ekb_f16_to_f32((uint16_t)h); }\n",
     "ekb_tvm_f32_to_f16": "uint16_t ekb_tvm_f32_to_f16(float f) { return ekb_f32_to_f16(f); }\n",
-    "ekb_tvm_bf16_to_f32": "float ekb_tvm_bf16_to_f32(uint16_t h) { return ekb_bf16_to_f32(h); }\n",
+    "ekb_tvm_bf16_to_f32": "float ekb_tvm_bf16_to_f32(uint32_t h) { return ekb_bf16_to_f32((uint16_t)h); }\n",
     "ekb_tvm_f32_to_bf16": "uint16_t ekb_tvm_f32_to_bf16(float f) { return ekb_f32_to_bf16(f); }\n",
     "ekb_tvm_abs_i32": "int32_t ekb_tvm_abs_i32(int32_t a) { return (int32_t)(a < 0 ? 0u - (uint32_t)a : (uint32_t)a); }\n",
     "ekb_tvm_abs_i64": "int64_t ekb_tvm_abs_i64(int64_t a) { return (int64_t)(a < 0 ? 0u - (uint64_t)a : (uint64_t)a); }\n",

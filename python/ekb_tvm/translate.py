@@ -106,8 +106,9 @@ class Translator:
                 if t == "f32":
                     bits = {"nan": 0x7FC00000, "inf": 0x7F800000, "-inf": 0xFF800000}[v]
                     return 'T.reinterpret("float32", T.uint32(%d))' % bits
-                bits = {"nan": 0x7FF8000000000000, "inf": 0x7FF0000000000000, "-inf": 0xFFF0000000000000}[v]
-                return 'T.reinterpret("float64", T.uint64(%d))' % bits
+                # int64 bits: a uint64 constant above 2^63 does not pass TVM's FFI
+                bits = {"nan": 0x7FF8000000000000, "inf": 0x7FF0000000000000, "-inf": -0x10000000000000}[v]
+                return 'T.reinterpret("float64", T.int64(%d))' % bits
             return "T.%s(%r)" % (d, float(v))
         raise TranslationError("a %s constant" % t)
 
@@ -125,11 +126,13 @@ class Translator:
     def wrap_int(self, t, op, a, b=None):
         """An integer + - * (or negation when b is None) that wraps at t's width."""
         if t in UNSIGNED_OF:
+            # Bit casts, not conversions: TVM 0.27's constant folding refuses a conversion of a
+            # negative constant to an unsigned type ("cannot make uint from negative value").
             u = UNSIGNED_OF[t]
-            ua = 'T.Cast("%s", %s)' % (u, a)
+            ua = 'T.reinterpret("%s", %s)' % (u, a)
             if b is None:
-                return 'T.Cast("%s", T.%s(0) - %s)' % (DTYPES[t], u, ua)
-            return 'T.Cast("%s", %s %s T.Cast("%s", %s))' % (DTYPES[t], ua, op, u, b)
+                return 'T.reinterpret("%s", T.%s(0) - %s)' % (DTYPES[t], u, ua)
+            return 'T.reinterpret("%s", %s %s T.reinterpret("%s", %s))' % (DTYPES[t], ua, op, u, b)
         # narrow: exact in int32, truncated back
         ia = 'T.Cast("int32", %s)' % a
         if b is None:
@@ -259,7 +262,7 @@ class Translator:
                 a = self.cast_to("f32", a)
             return self.extern(to, "ekb_tvm_f32_to_" + to, [a])
         if frm in HALVES:
-            a = self.extern("f32", "ekb_tvm_%s_to_f32" % frm, [a])
+            a = self.extern("f32", "ekb_tvm_%s_to_f32" % frm, ['T.Cast("uint32", %s)' % a])
             frm = "f32"
             if to == frm:
                 return a
