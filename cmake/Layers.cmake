@@ -32,11 +32,15 @@ ekb_layer(codegen   USES ir lower)
 # the Target type (ir/target.h): which backend a source is for.
 ekb_layer(runtime   USES ir
                     PACKAGES nlohmann_json::nlohmann_json Threads::Threads ${CMAKE_DL_LIBS})
+# The `tvm` compiler interface: the default-lowered loop IR translated to TensorIR and built by
+# Apache TVM through the Python bridge (python/ekb_tvm), as a source a backend compiles.
+ekb_layer(tvm       USES ir lower codegen runtime
+                    PACKAGES nlohmann_json::nlohmann_json)
 # The benchmark's definition: workloads, selections, the task statement and the tolerance.
 ekb_layer(suite     USES ir codegen
                     PACKAGES fmt::fmt)
 # Evaluating candidates against the baseline: references, trials, timing, solution sets.
-ekb_layer(eval      USES ir lower codegen runtime suite
+ekb_layer(eval      USES ir lower codegen runtime tvm suite
                     PACKAGES fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 # The results database, results JSON and run reports.
 ekb_layer(results   USES ir runtime suite eval
@@ -50,5 +54,5 @@ ekb_layer(workspace USES ir codegen runtime suite eval
                     PACKAGES OpenSSL::Crypto fmt::fmt nlohmann_json::nlohmann_json)
 # The `ekb` command line.
 ekb_layer(cli       EXECUTABLE ekb
-                    USES ir lower codegen runtime suite eval results llm workspace
+                    USES ir lower codegen runtime tvm suite eval results llm workspace
                     PACKAGES CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)

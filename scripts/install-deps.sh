@@ -26,3 +26,38 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The TVM compiler interface's Python environment (docs/TVM.md): a virtual environment at the
+# repository root, .venv-tvm/ (git-ignored; every build tree of this checkout uses it), with the
+# packages of python/requirements-tvm.txt. Created or completed only when a pinned package is missing.
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.venv-tvm"
+requirements="$root/python/requirements-tvm.txt"
+if ! dpkg-query -W -f='${Status}' python3-venv 2>/dev/null | grep -q "install ok installed" &&
+   ! python3 -c 'import ensurepip' 2>/dev/null; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv
+fi
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+# pip's check of every pinned requirement against what is installed: no network when nothing is missing.
+if ! "$venv/bin/python" - "$requirements" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version, PackageNotFoundError
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if not line:
+        continue
+    name, _, want = line.partition("==")
+    try:
+        have = version(name.strip())
+    except PackageNotFoundError:
+        sys.exit(1)
+    if want and have != want.strip():
+        sys.exit(1)
+PY
+then
+  echo "install-deps: installing the TVM environment in $venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+fi

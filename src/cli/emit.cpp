@@ -1,7 +1,9 @@
 // ekb emit WORKLOAD [--backend cpu|cuda|opencl] [--schedule FILE] [--lir [--after PASS]]: what the native
 // compiler makes of a workload: the generated source, or the loop IR it is printed from. Without
 // --schedule, the default lowering; with it, the IR solution FILE (the pattern with schedule
-// blocks) bound to the workload, its schedule applied.
+// blocks) bound to the workload, its schedule applied. `--compiler tvm`: what TVM makes of it
+// (docs/TVM.md): the TVMScript it built, then the source the backend compiles (TVM's assembly in
+// its C shim).
 #include <fmt/core.h>
 
 #include <optional>
@@ -14,6 +16,7 @@
 #include "lower/lower.h"
 #include "lower/schedule_error.h"
 #include "suite/suite.h"
+#include "tvm/tvm_compiler.h"
 
 namespace ekb::cli {
 
@@ -25,9 +28,26 @@ struct EmitOptions {
   bool lir = false;
   std::string after;
   std::string schedule;
+  std::string compiler = "native";
 };
 
+void run_emit_tvm(Context& ctx, const EmitOptions& o) {
+  if (o.lir || !o.schedule.empty()) throw UsageError("--compiler tvm prints TVM's output: no --lir or --schedule");
+  suite::WorkloadEntry w = ctx.workload(o.workload);
+  ir::Instance inst = suite::bind_workload(w);
+  tvm::TvmOutput out;
+  try {
+    out = tvm::compile(inst, o.backend);
+  } catch (const tvm::CompileError& e) {
+    throw UsageError(e.what());
+  }
+  fmt::print("# TVM {} ({}), cache key {}\n", out.tvm_version, out.cached ? "cached" : "compiled", out.key);
+  fmt::print("{}\n", out.tvmscript);
+  fmt::print("/* ---- the {} source the backend compiles ---- */\n{}", ir::target_name(o.backend), out.source.text);
+}
+
 void run_emit(Context& ctx, const EmitOptions& o) {
+  if (o.compiler == "tvm") return run_emit_tvm(ctx, o);
   if (!o.after.empty() && !o.lir) throw UsageError("--after needs --lir");
   suite::WorkloadEntry w = ctx.workload(o.workload);
   ir::Instance inst = suite::bind_workload(w);
@@ -73,6 +93,8 @@ void add_emit_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--schedule", o->schedule,
                   "An IR solution (.ekb: the pattern plus schedule blocks) to lower instead of the default")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--compiler", o->compiler, "native (this project's lowering) or tvm (Apache TVM, docs/TVM.md)")
+      ->check(CLI::IsMember({"native", "tvm"}));
   cmd->add_flag("--lir", o->lir, "Print the loop IR instead of the source");
   cmd->add_option("--after", o->after, "With --lir: stop after this lowering pass")
       ->check(CLI::IsMember(lir::pass_names()));

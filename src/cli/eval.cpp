@@ -120,7 +120,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   // Only when changed, so that the run ids derived from the default options stay what they were.
   if (o.call_timeout_s != eval::EvalOptions{}.call_timeout_s) spec.options["call_timeout_s"] = o.call_timeout_s;
   if (!o.timing) spec.options["timing"] = false;
-  spec.solutions_dir = o.solutions == "native" ? "native"
+  spec.solutions_dir = o.solutions == "native" || o.solutions == "tvm" ? o.solutions
                                                : std::filesystem::absolute(o.solutions).lexically_normal().string();
   spec.selection = selection_json(o, selected);
 
@@ -195,7 +195,8 @@ void add_eval_command(CLI::App& app, Context& ctx) {
                   "opencl: the options of clBuildProgram, instead of the default '" +
                       runtime::opencl::default_build_options() + "' (they are part of the device's compiler string in the results)");
   cmd->add_option("-s,--solutions", o->solutions,
-                  "Solutions directory (docs/SOLUTIONS.md), or 'native' for the default lowering itself")
+                  "Solutions directory (docs/SOLUTIONS.md), 'native' for the default lowering itself, or 'tvm' for TVM's "
+                  "compilation of each workload (docs/TVM.md)")
       ->required();
   cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names (default: all)");
   add_selection_filters(cmd, o->selection);

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <utility>
 
 namespace ekb::eval {
@@ -44,14 +45,24 @@ std::optional<CandidateResult> result_without_code(const CandidateRef& c, std::s
 CandidateResult evaluate_candidate(runtime::Backend& backend, WorkloadReference& reference,
                                    const runtime::Source& baseline, const CandidateRef& c, EvalOptions options) {
   std::optional<runtime::Source> source;
+  // Making the source is part of compiling where another compiler makes it (TVM's bridge).
+  const auto start = std::chrono::steady_clock::now();
+  auto source_seconds = [&] {
+    return c.tvm ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() : 0.0;
+  };
   try {
     source = candidate_source(c, reference.instance(), backend.target());
   } catch (const CandidateError& e) {
-    return with_provenance(not_run(c, backend.name(), ErrorKind::Compile, e.what()), c);
+    CandidateResult r = not_run(c, backend.name(), ErrorKind::Compile, e.what());
+    r.cost.compile_s = source_seconds();
+    return with_provenance(std::move(r), c);
   }
+  const double made_in = source_seconds();
   options.solution = c.solution;
   options.sample = c.sample;
-  return with_provenance(evaluate(backend, reference, *source, baseline, options), c);
+  CandidateResult r = evaluate(backend, reference, *source, baseline, options);
+  r.cost.compile_s += made_in;
+  return with_provenance(std::move(r), c);
 }
 
 }  // namespace ekb::eval

@@ -13,6 +13,7 @@
 #include "eval/element_type_check.h"
 #include "ir/parser.h"
 #include "lower/schedule_error.h"
+#include "tvm/tvm_compiler.h"
 
 namespace ekb::eval {
 
@@ -176,7 +177,11 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
                                           ir::Target target) {
   std::vector<CandidateRef> out;
   if (dir == "native") {
-    for (const auto& w : selected) out.push_back({w, std::string(kNativeDefault), 0, "", true, std::nullopt});
+    for (const auto& w : selected) out.push_back({w, std::string(kNativeDefault), 0, "", true, false, std::nullopt});
+    return out;
+  }
+  if (dir == "tvm") {
+    for (const auto& w : selected) out.push_back({w, std::string(tvm::kTvmDefault), 0, "", false, true, std::nullopt});
     return out;
   }
   std::error_code ec;
@@ -227,7 +232,7 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
     for (const auto& [sample, meta] : metas)
       if (!samples.count(sample)) samples[sample] = "";
     if (samples.empty()) {
-      out.push_back({w, "", 0, "", false, std::nullopt});
+      out.push_back({w, "", 0, "", false, false, std::nullopt});
       continue;
     }
     int expect = 0;
@@ -238,9 +243,9 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
       if (auto it = metas.find(sample); it != metas.end()) meta = it->second;
       if (rel.empty()) {
         // Identified by its metadata file, so that each failed sample has its own result key.
-        out.push_back({w, meta_files[sample], sample, "", false, std::move(meta)});
+        out.push_back({w, meta_files[sample], sample, "", false, false, std::move(meta)});
       } else {
-        out.push_back({w, rel, sample, (fs::path(dir) / rel).string(), false, std::move(meta)});
+        out.push_back({w, rel, sample, (fs::path(dir) / rel).string(), false, false, std::move(meta)});
       }
     }
   }
@@ -250,6 +255,15 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
 runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, ir::Target target) {
   if (c.native) return native_baseline_source(inst, target);
   runtime::Source s;
+  if (c.tvm) {
+    try {
+      s = tvm::compile(inst, target).source;
+    } catch (const tvm::CompileError& e) {
+      throw CandidateError(e.what());
+    }
+    set_argument_names(s, inst);
+    return s;
+  }
   if (c.path.size() > 4 && c.path.substr(c.path.size() - 4) == ".ekb") {
     s = ir_solution_source(c, inst, target);
   } else {

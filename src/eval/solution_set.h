@@ -21,11 +21,12 @@ struct CandidateRef {
   int sample = 0;
   std::string path;      // the file; empty when missing or native
   bool native = false;   // the native default lowering itself (`--solutions native`)
+  bool tvm = false;      // TVM's compilation of the workload (`--solutions tvm`, docs/TVM.md)
   std::optional<SolutionMeta> meta;  // from WORKLOAD.sN.meta.json, when there is one
   // No file and no metadata: the workload has no solution at all.
-  bool missing() const { return path.empty() && !native && !meta; }
+  bool missing() const { return path.empty() && !native && !tvm && !meta; }
   // Metadata without a code file: a sample the generator failed to produce (meta->failure_kind()).
-  bool failed_generation() const { return path.empty() && !native && meta.has_value(); }
+  bool failed_generation() const { return path.empty() && !native && !tvm && meta.has_value(); }
 };
 
 // The id of the native compiler's default lowering, the baseline of every workload.
@@ -37,7 +38,8 @@ inline constexpr std::string_view kNativeDefault = "native:default";
 std::string workload_type_signature(const ir::Pattern& pattern, const ir::Workload& workload);
 
 // Every candidate for the selected workloads, in selection order, samples ascending. A workload
-// with no file gets one missing entry. `dir` == "native" selects the default lowering itself.
+// with no file gets one missing entry. `dir` == "native" selects the default lowering itself,
+// `dir` == "tvm" TVM's compilation of each workload (tvm::kTvmDefault).
 // Each sample's WORKLOAD.sN.meta.json (WORKLOAD.meta.json for sample 0) is read into `meta`; one
 // without a code file is a failed_generation() sample (its "backend", when set, must be `target`).
 // Throws std::invalid_argument for a directory that does not exist, inconsistent samples,
@@ -61,7 +63,9 @@ IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_i
 
 // The source to compile for `c` on `target`; `inst` is the workload bound from the suite. IR
 // solutions go through the native compiler's emitter for that target (C for cpu, CUDA for cuda,
-// OpenCL C for opencl).
+// OpenCL C for opencl); a tvm candidate is TVM's output for `target`, and what TVM refuses is a
+// CandidateError (a compile failure with TVM's message). A missing TVM environment throws
+// tvm::EnvironmentError.
 // Source files get eval/element_type_check.h's check appended: a kernel declared for another
 // workload's element types fails to compile with "element types differ: ...".
 runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, ir::Target target = ir::Target::Cpu);

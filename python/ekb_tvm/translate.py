@@ -1,0 +1,364 @@
+"""The loop IR (JSON, src/tvm/lir_json.cpp) as a TVMScript PrimFunc.
+
+Every statement becomes the imperative TIR statement of the same meaning (docs/TVM.md,
+"Translation"). The IR's exact semantics are kept where TIR's differ:
+  - integer +, -, * and negation wrap: unless the IR proved they cannot (no_wrap), 32- and 64-bit
+    ones compute in the unsigned type (TVM's LLVM marks signed arithmetic nsw), narrower ones in
+    int32 and are truncated back;
+  - division and modulo of integers are floor division and floor modulo;
+  - float min/max propagate NaN (llvm.minimum / llvm.maximum);
+  - a select and the operands of && / || are evaluated only when the C ternary and short-circuit
+    operators would (tirx.if_then_else, which the LLVM code generator lowers to branches);
+  - float -> integer conversions truncate, saturate and send NaN to 0; half types are their bit
+    patterns (uint16) converted by helpers; these and the quantization intrinsics are external
+    functions that the C shim defines (shim.py), with the native emitter's definitions.
+"""
+
+import math
+
+DTYPES = {
+    "bool": "bool",  # values; in memory a bool is one byte (BUFFER_DTYPES)
+    "i8": "int8",
+    "u8": "uint8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "index": "int64",
+    "f16": "uint16",  # bit patterns: converted by ekb_tvm_f16_to_f32 / ekb_tvm_f32_to_f16
+    "bf16": "uint16",
+    "f32": "float32",
+    "f64": "float64",
+}
+BUFFER_DTYPES = dict(DTYPES, bool="uint8")
+INT_RANGE = {
+    "i8": (-(1 << 7), (1 << 7) - 1),
+    "u8": (0, (1 << 8) - 1),
+    "i16": (-(1 << 15), (1 << 15) - 1),
+    "i32": (-(1 << 31), (1 << 31) - 1),
+    "i64": (-(1 << 63), (1 << 63) - 1),
+    "index": (-(1 << 63), (1 << 63) - 1),
+}
+FLOATS = ("f32", "f64")
+HALVES = ("f16", "bf16")
+UNSIGNED_OF = {"i32": "uint32", "i64": "uint64", "index": "uint64"}
+
+# Math functions called as the C library's, so that results match the native compiler's.
+LIBM = {
+    "exp": "exp",
+    "log": "log",
+    "log2": "log2",
+    "exp2": "exp2",
+    "tanh": "tanh",
+    "erf": "erf",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "atan": "atan",
+    "atan2": "atan2",
+    "pow": "pow",
+    "round": "round",
+    "fma": "fma",
+}
+# Exact operations that LLVM has intrinsics for.
+LLVM_UNARY = {"sqrt": "sqrt", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "round_even": "nearbyint"}
+
+
+class TranslationError(Exception):
+    pass
+
+
+def is_int(t):
+    return t in INT_RANGE
+
+
+def tag(t):
+    return "i64" if t == "index" else t
+
+
+class Translator:
+    def __init__(self, func, symbol):
+        self.func = func
+        self.symbol = symbol
+        self.lines = []
+        self.mutable = set()  # DeclareVar names: one-element local buffers
+        self.buffer_types = {b["name"]: b["type"] for b in func["buffers"]}
+        self.externs = set()  # helper functions the shim must define
+
+    # ------------------------------------------------------------------ names
+    @staticmethod
+    def var_name(n):
+        return "v_" + n.replace(".", "_")
+
+    @staticmethod
+    def buf_name(n):
+        return "b_" + n.replace(".", "_")
+
+    # ------------------------------------------------------------------ expressions
+    def imm(self, t, v):
+        d = DTYPES[t]
+        if t == "bool":
+            return "T.bool(%s)" % ("True" if v else "False")
+        if is_int(t):
+            return "T.%s(%d)" % (d, v)
+        if t in FLOATS:
+            if isinstance(v, str):  # nan, inf, -inf: through their bit patterns
+                x = float(v)
+                if t == "f32":
+                    bits = {"nan": 0x7FC00000, "inf": 0x7F800000, "-inf": 0xFF800000}[v]
+                    return 'T.reinterpret("float32", T.uint32(%d))' % bits
+                # int64 bits: a uint64 constant above 2^63 does not pass TVM's FFI
+                bits = {"nan": 0x7FF8000000000000, "inf": 0x7FF0000000000000, "-inf": -0x10000000000000}[v]
+                return 'T.reinterpret("float64", T.int64(%d))' % bits
+            return "T.%s(%r)" % (d, float(v))
+        raise TranslationError("a %s constant" % t)
+
+    def extern(self, t, name, args):
+        self.externs.add(name)
+        return 'T.call_pure_extern("%s", "%s", %s)' % (DTYPES[t], name, ", ".join(args))
+
+    def llvm(self, t, name, args):
+        """An overloaded LLVM intrinsic (llvm.NAME) at the type of its operands."""
+        return 'T.call_llvm_pure_intrin("%s", "llvm.%s", %s)' % (DTYPES[t], name, ", ".join(args))
+
+    def cast_to(self, t, x):
+        return 'T.Cast("%s", %s)' % (DTYPES[t], x)
+
+    def wrap_int(self, t, op, a, b=None):
+        """An integer + - * (or negation when b is None) that wraps at t's width."""
+        if t in UNSIGNED_OF:
+            # Bit casts, not conversions: TVM 0.27's constant folding refuses a conversion of a
+            # negative constant to an unsigned type ("cannot make uint from negative value").
+            u = UNSIGNED_OF[t]
+            ua = 'T.reinterpret("%s", %s)' % (u, a)
+            if b is None:
+                return 'T.reinterpret("%s", T.%s(0) - %s)' % (DTYPES[t], u, ua)
+            return 'T.reinterpret("%s", %s %s T.reinterpret("%s", %s))' % (DTYPES[t], ua, op, u, b)
+        # narrow: exact in int32, truncated back
+        ia = 'T.Cast("int32", %s)' % a
+        if b is None:
+            return 'T.Cast("%s", T.int32(0) - %s)' % (DTYPES[t], ia)
+        return 'T.Cast("%s", %s %s T.Cast("int32", %s))' % (DTYPES[t], ia, op, b)
+
+    def expr(self, e):
+        k = e["k"]
+        t = e["type"]
+        if k == "int":
+            return self.imm(t, e["v"])
+        if k == "float":
+            return self.imm(t, e["v"])
+        if k == "var":
+            if e["name"] in self.mutable:
+                return "%s[0]" % self.var_name(e["name"])
+            return self.var_name(e["name"])
+        if k == "load":
+            if len(e["indices"]) != 1:
+                raise TranslationError("a load of %s is not flat" % e["buffer"])
+            text = "%s[%s]" % (self.buf_name(e["buffer"]), self.expr(e["indices"][0]))
+            return "(%s != T.uint8(0))" % text if t == "bool" else text
+        if k == "unary":
+            a = self.expr(e["args"][0])
+            if e["op"] == "not":
+                return "T.Not(%s)" % a
+            if t in FLOATS:
+                return "(-%s)" % a
+            if e["no_wrap"]:
+                return "(%s(0) - %s)" % ("T." + DTYPES[t], a)
+            return self.wrap_int(t, "-", a)
+        if k == "binary":
+            return self.binary(e)
+        if k == "select":
+            c, a, b = (self.expr(x) for x in e["args"])
+            return "T.if_then_else(%s, %s, %s)" % (c, a, b)
+        if k == "call":
+            return self.call(e)
+        if k == "cast":
+            return self.cast(e)
+        raise TranslationError("expression kind %s" % k)
+
+    def binary(self, e):
+        op = e["op"]
+        x, y = e["args"]
+        t = x["type"]  # operand type
+        a, b = self.expr(x), self.expr(y)
+        fl = t in FLOATS
+        if op in ("add", "sub", "mul"):
+            sym = {"add": "+", "sub": "-", "mul": "*"}[op]
+            if fl or e["no_wrap"]:
+                return "(%s %s %s)" % (a, sym, b)
+            return self.wrap_int(e["type"], sym, a, b)
+        if op == "div":
+            return "(%s / %s)" % (a, b) if fl else "T.floordiv(%s, %s)" % (a, b)
+        if op == "mod":
+            if fl:
+                raise TranslationError("float modulo")
+            return "T.floormod(%s, %s)" % (a, b)
+        if op == "truncdiv":
+            return "T.truncdiv(%s, %s)" % (a, b)
+        if op == "truncmod":
+            return "T.truncmod(%s, %s)" % (a, b)
+        if op in ("min", "max"):
+            if fl:
+                return self.llvm(t, "minimum" if op == "min" else "maximum", [a, b])
+            return "T.%s(%s, %s)" % (op, a, b)
+        cmp = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+        if op in cmp:
+            return "(%s %s %s)" % (a, cmp[op], b)
+        if op == "and":
+            return "T.if_then_else(%s, %s, T.bool(False))" % (a, b)
+        if op == "or":
+            return "T.if_then_else(%s, T.bool(True), %s)" % (a, b)
+        if op in ("bitand", "bitor", "bitxor"):
+            f = {"bitand": "bitwise_and", "bitor": "bitwise_or", "bitxor": "bitwise_xor"}[op]
+            return "T.%s(%s, %s)" % (f, a, b)
+        if op == "shl":
+            return 'T.Cast("%s", T.shift_left(T.Cast("uint64", %s), T.Cast("uint64", %s)))' % (
+                DTYPES[e["type"]], a, b)
+        if op == "shr":
+            return 'T.Cast("%s", T.shift_right(T.Cast("int64", %s), T.Cast("int64", %s)))' % (
+                DTYPES[e["type"]], a, b)
+        raise TranslationError("binary operator %s" % op)
+
+    def call(self, e):
+        fn = e["fn"]
+        t = e["type"]
+        args = [self.expr(x) for x in e["args"]]
+        if fn in LIBM:
+            if t not in FLOATS:
+                raise TranslationError("%s of %s" % (fn, t))
+            name = LIBM[fn] + ("f" if t == "f32" else "")
+            return 'T.call_pure_extern("%s", "%s", %s)' % (DTYPES[t], name, ", ".join(args))
+        if fn in LLVM_UNARY:
+            return self.llvm(t, LLVM_UNARY[fn], args)
+        if fn == "rsqrt":
+            return "(%s / %s)" % (self.imm(t, 1.0), self.llvm(t, "sqrt", args))
+        if fn == "sigmoid":
+            one = self.imm(t, 1.0)
+            name = "expf" if t == "f32" else "exp"
+            return '(%s / (%s + T.call_pure_extern("%s", "%s", (-%s))))' % (one, one, DTYPES[t], name, args[0])
+        if fn == "abs":
+            if t in FLOATS:
+                return self.llvm(t, "fabs", args)
+            if t in ("i64", "index"):
+                return self.extern(t, "ekb_tvm_abs_i64", args)
+            if t == "i32":
+                return self.extern(t, "ekb_tvm_abs_i32", args)
+            # narrower: abs(-128) wraps in i8
+            return self.cast_to(t, self.extern("i32", "ekb_tvm_abs_i32", [self.cast_to("i32", args[0])]))
+        if fn in ("rdmulh", "rshift", "requant"):
+            return self.extern("i32", "ekb_tvm_" + fn, args)
+        if fn == "mirror_index":
+            return self.extern("index", "ekb_tvm_mirror_index", args)
+        raise TranslationError("intrinsic %s" % fn)
+
+    def cast(self, e):
+        to = e["type"]
+        x = e["args"][0]
+        frm = x["type"]
+        a = self.expr(x)
+        if to == frm or (DTYPES[to] == DTYPES[frm] and to not in HALVES and frm not in HALVES):
+            return a
+        if to in HALVES:
+            if frm != "f32":
+                a = self.cast_to("f32", a)
+            return self.extern(to, "ekb_tvm_f32_to_" + to, [a])
+        if frm in HALVES:
+            a = self.extern("f32", "ekb_tvm_%s_to_f32" % frm, ['T.Cast("uint32", %s)' % a])
+            frm = "f32"
+            if to == frm:
+                return a
+        if frm in FLOATS:
+            if to in FLOATS:
+                return self.cast_to(to, a)
+            if to == "bool":
+                return self.extern("bool", "ekb_tvm_nonzero_" + frm, [a])
+            return self.extern(to, "ekb_tvm_cvt_%s_%s" % (tag(to), frm), [a])
+        # from an integer or bool
+        if to in FLOATS:
+            return self.cast_to(to, a)
+        if to == "bool":
+            return "(%s != %s)" % (a, self.imm(frm, 0))
+        lo, hi = INT_RANGE[to]
+        if frm == "bool":
+            widening = True
+        else:
+            flo, fhi = INT_RANGE[frm]
+            widening = lo <= flo and fhi <= hi
+        if e["saturate"] and not widening:
+            wide = self.cast_to("i64", a)
+            return self.cast_to(to, "T.max(T.min(%s, T.int64(%d)), T.int64(%d))" % (wide, hi, lo))
+        return self.cast_to(to, a)
+
+    # ------------------------------------------------------------------ statements
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    def stmt(self, s, depth):
+        k = s["k"]
+        if k == "block":
+            if not s["stmts"]:
+                self.emit(depth, "T.evaluate(0)")
+            for x in s["stmts"]:
+                self.stmt(x, depth)
+        elif k == "for":
+            kind = {"serial": "T.serial", "parallel": "T.parallel", "vectorized": "T.vectorized",
+                    "unrolled": "T.unroll"}[s["kind"]]
+            lo = self.expr(s["min"])
+            ext = self.expr(s["extent"])
+            self.emit(depth, "for %s in %s(%s, %s + %s):" % (self.var_name(s["var"]), kind, lo, lo, ext))
+            self.stmt(s["body"], depth + 1)
+        elif k == "store":
+            if len(s["indices"]) != 1:
+                raise TranslationError("a store to %s is not flat" % s["buffer"])
+            value = self.expr(s["value"])
+            if self.buffer_types.get(s["buffer"]) == "bool":
+                value = 'T.Cast("uint8", %s)' % value
+            self.emit(depth, "%s[%s] = %s" % (self.buf_name(s["buffer"]), self.expr(s["indices"][0]), value))
+        elif k == "assign":
+            self.emit(depth, "%s[0] = %s" % (self.var_name(s["var"]), self.expr(s["value"])))
+        elif k == "let":
+            self.emit(depth, "%s: T.%s = %s" % (self.var_name(s["var"]), DTYPES[s["type"]], self.expr(s["value"])))
+            self.stmt(s["body"], depth)
+        elif k == "declare":
+            n = self.var_name(s["var"])
+            self.emit(depth, '%s = T.alloc_buffer((1,), "%s", scope="local")' % (n, DTYPES[s["type"]]))
+            init = self.expr(s["value"])
+            self.mutable.add(s["var"])
+            self.emit(depth, "%s[0] = %s" % (n, init))
+            self.stmt(s["body"], depth)
+        elif k == "if":
+            self.emit(depth, "if %s:" % self.expr(s["cond"]))
+            self.stmt(s["then"], depth + 1)
+            if "else" in s:
+                self.emit(depth, "else:")
+                self.stmt(s["else"], depth + 1)
+        elif k == "allocate":
+            self.buffer_types[s["buffer"]] = s["type"]
+            self.emit(depth, '%s = T.alloc_buffer((%s,), "%s")' % (self.buf_name(s["buffer"]), self.expr(s["extent"]),
+                                                                 BUFFER_DTYPES[s["type"]]))
+            self.stmt(s["body"], depth)
+        else:
+            raise TranslationError("statement kind %s" % k)
+
+    def script(self):
+        f = self.func
+        args = [b for b in f["buffers"] if b["role"] in ("input", "output")]
+        sig = []
+        for b in args:
+            n = 1
+            for d in b["shape"]:
+                n *= d
+            sig.append('%s: T.Buffer((%d,), "%s")' % (self.buf_name(b["name"]), n, BUFFER_DTYPES[b["type"]]))
+        self.lines = []
+        self.emit(0, "# from tvm.script import tirx as T")
+        self.emit(0, "@T.prim_func")
+        self.emit(0, "def %s(%s):" % (self.symbol, ", ".join(sig)))
+        self.emit(1, 'T.func_attr({"global_symbol": "%s", "tir.noalias": True})' % self.symbol)
+        self.stmt(f["body"], 1)
+        return "\n".join(self.lines) + "\n"
+
+
+def to_tvmscript(func, symbol):
+    """(TVMScript text, the shim helpers it calls)."""
+    tr = Translator(func, symbol)
+    text = tr.script()
+    return text, sorted(tr.externs)

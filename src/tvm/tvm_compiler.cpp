@@ -1,0 +1,161 @@
+#include "tvm/tvm_compiler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "codegen/signature.h"
+#include "lower/lower.h"
+#include "runtime/compile_cache.h"
+#include "runtime/paths.h"
+#include "runtime/subprocess.h"
+#include "tvm/lir_json.h"
+
+namespace ekb::tvm {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const char* kInstallHint = "run scripts/install-deps.sh to create the TVM environment";
+
+// What identifies the bridge and the TVM it runs: every bridge source file (path and text) and
+// the versions of the installed apache-tvm and apache-tvm-ffi (their dist-info directories).
+std::string environment_key(const TvmOptions& o) {
+  static std::mutex m;
+  static std::map<std::string, std::string> memo;
+  std::lock_guard<std::mutex> lock(m);
+  const std::string id = o.python + "\n" + o.bridge_dir;
+  if (auto it = memo.find(id); it != memo.end()) return it->second;
+  std::error_code ec;
+  if (!fs::exists(o.python, ec))
+    throw EnvironmentError("the TVM environment's interpreter " + o.python + " does not exist: " + kInstallHint);
+  const fs::path pkg = fs::path(o.bridge_dir) / "ekb_tvm";
+  if (!fs::is_directory(pkg, ec))
+    throw EnvironmentError("the TVM bridge " + pkg.string() + " does not exist (set EKB_TVM_BRIDGE)");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(pkg, ec))
+    if (e.path().extension() == ".py") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::string parts;
+  for (const auto& f : files) parts += f.filename().string() + "\n" + read_file(f) + "\n";
+  // <venv>/bin/python -> <venv>/lib/python3.X/site-packages/apache_tvm-VERSION.dist-info
+  std::vector<std::string> versions;
+  const fs::path venv = fs::path(o.python).parent_path().parent_path();
+  for (const auto& lib : fs::directory_iterator(venv / "lib", ec)) {
+    std::error_code ec2;
+    for (const auto& e : fs::directory_iterator(lib.path() / "site-packages", ec2)) {
+      const std::string n = e.path().filename().string();
+      if (n.starts_with("apache_tvm") && n.ends_with(".dist-info")) versions.push_back(n);
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  if (versions.empty())
+    throw EnvironmentError("apache-tvm is not installed in " + venv.string() + ": " + kInstallHint);
+  for (const auto& v : versions) parts += v + "\n";
+  std::string key = runtime::content_key({parts});
+  memo[id] = key;
+  return key;
+}
+
+}  // namespace
+
+TvmOptions default_options() {
+  TvmOptions o;
+  const char* py = std::getenv("EKB_TVM_PYTHON");
+  o.python = py && *py ? py : std::string(EKB_SOURCE_DIR) + "/.venv-tvm/bin/python";
+  const char* bridge = std::getenv("EKB_TVM_BRIDGE");
+  o.bridge_dir = bridge && *bridge ? bridge : std::string(EKB_SOURCE_DIR) + "/python";
+  return o;
+}
+
+std::string request_json(const ir::Instance& inst, ir::Target target, const TvmOptions& options) {
+  if (target != ir::Target::Cpu)
+    throw CompileError(std::string("the tvm compiler interface does not translate for ") +
+                       std::string(ir::target_name(target)) + " yet (cpu only)");
+  lir::LowerOptions lo;
+  lo.target = target;
+  lo.apply_layers = false;  // the compute layer's default lowering
+  // Every temp a buffer of its own: TVM places it (stack or its workspace), no scratch argument.
+  lo.storage.max_stack_bytes = std::numeric_limits<int64_t>::max();
+  lir::Func f = lir::lower(inst, lo);
+  json req;
+  req["backend"] = std::string(ir::target_name(target));
+  req["native"] = options.native_cpu;
+  req["signature"] = codegen::kernel_signature(inst, codegen::Target::Cpu);
+  try {
+    req["func"] = func_to_json(f);
+  } catch (const std::invalid_argument& e) {
+    throw CompileError(std::string("translate: ") + e.what());
+  }
+  return req.dump();
+}
+
+TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string request = request_json(inst, target, options);
+  TvmOutput out;
+  out.key = runtime::content_key({"tvm-bridge", environment_key(options), request});
+  runtime::CompileCache cache(options.cache_dir.empty() ? runtime::default_cache_dir() : options.cache_dir, "tvm");
+  const std::string path = cache.artifact_path(out.key, ".json");
+  json result;
+  if (cache.contains(out.key, ".json")) {
+    result = json::parse(read_file(path), nullptr, false);
+    out.cached = !result.is_discarded();
+  }
+  if (!out.cached) {
+    const std::string req_path = cache.temporary_path(".request.json");
+    const std::string res_path = cache.temporary_path(".json");
+    {
+      std::ofstream f(req_path, std::ios::binary);
+      f << request;
+    }
+    runtime::CommandOptions co;
+    co.timeout_s = options.timeout_s;
+    co.cwd = options.bridge_dir;
+    runtime::CommandResult r = runtime::run_command({options.python, "-m", "ekb_tvm", "compile", req_path, res_path}, co);
+    std::error_code ec;
+    fs::remove(req_path, ec);
+    if (!r.ok()) {
+      fs::remove(res_path, ec);
+      std::string why = r.timed_out ? "timed out" : !r.started ? "could not start" : "failed";
+      std::string text = r.output.size() > 4000 ? r.output.substr(r.output.size() - 4000) : r.output;
+      if (text.find("No module named 'tvm'") != std::string::npos)
+        throw EnvironmentError("the TVM environment has no tvm package: " + std::string(kInstallHint));
+      if (!r.started) throw EnvironmentError("the TVM bridge " + why + " (" + options.python + "): " + kInstallHint);
+      throw CompileError("the TVM bridge " + why + ": " + text);
+    }
+    result = json::parse(read_file(res_path), nullptr, false);
+    if (result.is_discarded()) {
+      fs::remove(res_path, ec);
+      throw CompileError("the TVM bridge wrote no result: " + r.output);
+    }
+    cache.publish(res_path, out.key, ".json");
+  }
+  out.tvmscript = result.value("tvmscript", "");
+  out.assembly = result.value("asm", "");
+  out.tvm_version = result.value("tvm_version", "");
+  if (!result.value("ok", false)) throw CompileError("tvm: " + result.value("message", std::string("(no message)")));
+  out.source.language = runtime::Language::C;
+  out.source.text = result.value("source", "");
+  out.source.origin = std::string(kTvmDefault);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace ekb::tvm

@@ -1,0 +1,65 @@
+// The `tvm` compiler interface (docs/TVM.md): a workload compiled by Apache TVM instead of the
+// native compiler, for a backend's usual harness. The workload's default-lowered loop IR goes to
+// the bridge (python/ekb_tvm, run as a subprocess with the Python environment that
+// scripts/install-deps.sh creates) as JSON; TVM builds it, and what comes back is a source the
+// backend compiles like any other: on cpu a C translation unit holding TVM's assembly and the shim
+// that gives it the kernel ABI (no Python and no TVM runtime when it runs).
+//
+// Results are cached by content hash (the bridge's sources, the installed TVM version, the request)
+// under <cache>/tvm/, beside the backends' compile caches.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+#include "ir/instance.h"
+#include "ir/target.h"
+#include "runtime/backend.h"
+
+namespace ekb::tvm {
+
+// The TVM environment is missing or broken (no interpreter, no tvm package): not the kernel's fault.
+// The message says how to create it.
+class EnvironmentError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// TVM could not translate or build this workload: a `compile` failure carrying TVM's message.
+class CompileError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct TvmOptions {
+  // The environment's interpreter: $EKB_TVM_PYTHON, else <source tree>/.venv-tvm/bin/python.
+  std::string python;
+  // The bridge package's parent directory: $EKB_TVM_BRIDGE, else <source tree>/python.
+  std::string bridge_dir;
+  // The cache root (runtime::default_cache_dir() when empty).
+  std::string cache_dir;
+  // cpu: code for this machine's CPU (LLVM's mcpu of the host) instead of generic x86-64.
+  bool native_cpu = false;
+  double timeout_s = 900;
+};
+
+struct TvmOutput {
+  runtime::Source source;  // what the backend compiles (origin "tvm:default")
+  std::string tvmscript;   // the PrimFunc TVM built, as TVMScript
+  std::string assembly;    // cpu: TVM's LLVM output
+  std::string tvm_version;
+  std::string key;         // the cache key
+  bool cached = false;
+  double seconds = 0;      // wall time of this call
+};
+
+// The id of TVM's compilation as a solution (`ekb eval -s tvm`).
+inline constexpr std::string_view kTvmDefault = "tvm:default";
+
+TvmOptions default_options();
+
+// TVM's compilation of `inst` for `target` (cpu only so far). Throws CompileError for what TVM
+// refuses, EnvironmentError when the environment is missing.
+TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions& options = default_options());
+
+// The bridge's request for `inst`: the JSON given to `python -m ekb_tvm compile`.
+std::string request_json(const ir::Instance& inst, ir::Target target, const TvmOptions& options);
+
+}  // namespace ekb::tvm
