@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "lower/simplify.h"
+#include "lir/simplify.h"
 #include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {

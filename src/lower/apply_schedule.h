@@ -16,7 +16,7 @@
 
 #include "ir/ast.h"
 #include "ir/target.h"
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

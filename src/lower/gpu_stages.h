@@ -6,7 +6,7 @@
 #include <set>
 #include <vector>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

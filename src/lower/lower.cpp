@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "lir/simplify.h"
+#include "lir/verify_lir.h"
 #include "lower/apply_schedule.h"
 #include "lower/flatten_storage.h"
 #include "lower/insert_prefetches.h"
@@ -17,8 +19,6 @@
 #include "lower/outline_kernels.h"
 #include "lower/partition_loops.h"
 #include "lower/promote_to_f64.h"
-#include "lower/simplify.h"
-#include "lower/verify_lir.h"
 #include "lower/vectorize_cooperative_copies.h"
 #include "lower/widen_half_precision.h"
 

@@ -1,6 +1,6 @@
 #include "lower/materialize_reduction.h"
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/widen_half_precision.h"
 
 namespace ekb::lir {

@@ -5,10 +5,10 @@
 #include <map>
 #include <optional>
 
-#include "lower/interval.h"
-#include "lower/mutator.h"
+#include "lir/interval.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 #include "lower/region.h"
-#include "lower/simplify.h"
 
 namespace ekb::lir {
 

@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 #include "lower/lower_boundaries.h"
-#include "lower/mutator.h"
 #include "lower/schedule_error.h"
-#include "lower/simplify.h"
 
 namespace ekb::lir {
 

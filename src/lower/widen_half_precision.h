@@ -11,7 +11,7 @@
 // image coordinate above 256 has no fractional bits left; f16 attention scores lose ~0.4% in exp; a
 // residual stream rounded after every layer drifts). The ABI leaves intermediates to the kernel.
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "lir/mutator.h"
 #include "lower/lower.h"
-#include "lower/mutator.h"
 
 namespace ekb::lir::testing {
 

@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -1,4 +1,4 @@
-#include "lower/simplify.h"
+#include "lir/simplify.h"
 
 #include <cmath>
 #include <limits>
@@ -8,8 +8,8 @@
 
 #include "ir/quant.h"
 #include "ir/tensor_data.h"
-#include "lower/interval.h"
-#include "lower/mutator.h"
+#include "lir/interval.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 

@@ -1,4 +1,4 @@
-#include "lower/interval.h"
+#include "lir/interval.h"
 
 #include <algorithm>
 

@@ -149,6 +149,10 @@ ExprP with_args(const Expr& e, std::vector<ExprP> args);
 bool is_const(const Expr& e);  // IntImm or FloatImm
 bool is_int_const(const Expr& e, int64_t v);
 bool is_comparison(BinOp op);
+// The value the combine `op` (Add, Mul, Max, Min) leaves unchanged: 0, 1, -inf / the type's
+// minimum, +inf / its maximum. Reductions' accumulators start there (lower_reductions), and so do
+// the GPU threads' partial results of a ThreadAllReduce.
+ExprP combine_identity(BinOp op, ScalarType t);
 // Structural equality (names, types, attributes, operands).
 bool equal(const Expr& a, const Expr& b);
 bool equal(const ExprP& a, const ExprP& b);

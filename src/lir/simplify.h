@@ -14,8 +14,8 @@
 #include <map>
 #include <string>
 
-#include "lower/interval.h"
-#include "lower/loop_ir.h"
+#include "lir/interval.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 
