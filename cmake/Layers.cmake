@@ -30,7 +30,7 @@ ekb_layer(lir       USES ir)
 # The schedule and memory directives and the passes that lower a pattern to the loop IR.
 ekb_layer(lower     USES ir lir)
 # Printing loop IR as C, CUDA and OpenCL; kernel signatures.
-ekb_layer(codegen   USES ir lir lower)
+ekb_layer(codegen   USES ir lir)
 # Compiling sources into artifacts and running them in sandboxed workers. Of the IR it knows only
 # the Target type (ir/target.h): which backend a source is for.
 ekb_layer(runtime   USES ir
@@ -43,7 +43,7 @@ ekb_layer(tvm       USES ir lir lower codegen runtime
 ekb_layer(suite     USES ir codegen
                     PACKAGES fmt::fmt)
 # Evaluating candidates against the baseline: references, trials, timing, solution sets.
-ekb_layer(eval      USES ir lower codegen runtime tvm suite
+ekb_layer(eval      USES ir lir lower codegen runtime tvm suite
                     PACKAGES fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 # The results database, results JSON and run reports.
 ekb_layer(results   USES ir runtime suite eval

@@ -49,6 +49,11 @@ struct LowerOptions {
 // ScheduleError (lower/schedule_error.h) for a directive that cannot be applied.
 Func lower(const ir::Instance& inst, const LowerOptions& options = {});
 
+// The options of the native compiler's lowering for `target`, what the baseline, IR solutions and
+// `ekb emit` use: cpu's defaults; for cuda and opencl, every temp in the scratch workspace and the
+// kernel language's properties for the gpu passes.
+LowerOptions lower_options_for(ir::Target target);
+
 // The pass names, in order.
 const std::vector<std::string>& pass_names();
 

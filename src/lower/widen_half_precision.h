@@ -17,6 +17,4 @@ namespace ekb::lir {
 
 void widen_half_precision(Func& f, bool keep_half_temps = false);
 
-bool is_half(ScalarType t);  // f16 or bf16
-
 }  // namespace ekb::lir
