@@ -24,23 +24,26 @@ endmacro()
 
 # The language: parsing, checking, instantiating and interpreting a pattern.
 ekb_layer(ir)
-# Loop IR, the schedule and memory directives, and the passes that lower a pattern to it.
-ekb_layer(lower     USES ir)
+# The loop IR: its nodes, printing, traversal and substitution, integer intervals, the simplifier
+# and the well-formedness check; what the lowering passes produce and the emitters print.
+ekb_layer(lir       USES ir)
+# The schedule and memory directives and the passes that lower a pattern to the loop IR.
+ekb_layer(lower     USES ir lir)
 # Printing loop IR as C, CUDA and OpenCL; kernel signatures.
-ekb_layer(codegen   USES ir lower)
+ekb_layer(codegen   USES ir lir)
 # Compiling sources into artifacts and running them in sandboxed workers. Of the IR it knows only
 # the Target type (ir/target.h): which backend a source is for.
 ekb_layer(runtime   USES ir
                     PACKAGES nlohmann_json::nlohmann_json Threads::Threads ${CMAKE_DL_LIBS})
 # The `tvm` compiler interface: the default-lowered loop IR translated to TensorIR and built by
 # Apache TVM through the Python bridge (python/ekb_tvm), as a source a backend compiles.
-ekb_layer(tvm       USES ir lower codegen runtime
+ekb_layer(tvm       USES ir lir lower codegen runtime
                     PACKAGES nlohmann_json::nlohmann_json)
 # The benchmark's definition: workloads, selections, the task statement and the tolerance.
 ekb_layer(suite     USES ir codegen
                     PACKAGES fmt::fmt)
 # Evaluating candidates against the baseline: references, trials, timing, solution sets.
-ekb_layer(eval      USES ir lower codegen runtime tvm suite
+ekb_layer(eval      USES ir lir lower codegen runtime tvm suite
                     PACKAGES fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 # The results database, results JSON and run reports.
 ekb_layer(results   USES ir runtime suite eval
@@ -54,5 +57,5 @@ ekb_layer(workspace USES ir codegen runtime suite eval
                     PACKAGES OpenSSL::Crypto fmt::fmt nlohmann_json::nlohmann_json)
 # The `ekb` command line.
 ekb_layer(cli       EXECUTABLE ekb
-                    USES ir lower codegen runtime tvm suite eval results llm workspace
+                    USES ir lir lower codegen runtime tvm suite eval results llm workspace
                     PACKAGES CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)

@@ -13,6 +13,7 @@
 #include "codegen/cuda_emitter.h"
 #include "codegen/opencl_emitter.h"
 #include "eval/solution_set.h"
+#include "lir/loop_ir.h"
 #include "lower/lower.h"
 #include "lower/schedule_error.h"
 #include "suite/suite.h"
@@ -59,12 +60,7 @@ void run_emit(Context& ctx, const EmitOptions& o) {
       throw UsageError(e.what());
     }
   }
-  lir::LowerOptions options;
-  switch (o.backend) {
-    case ir::Target::Cpu: break;
-    case ir::Target::Cuda: options = codegen::cuda_lower_options(); break;
-    case ir::Target::OpenCL: options = codegen::opencl_lower_options(); break;
-  }
+  lir::LowerOptions options = lir::lower_options_for(o.backend);
   options.stop_after = o.after;
   lir::Func f;
   try {

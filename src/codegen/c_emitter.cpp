@@ -5,7 +5,7 @@
 
 #include "codegen/target.h"
 #include "ir/instance.h"
-#include "lower/apply_schedule.h"
+#include "ir/directives.h"
 
 namespace ekb::codegen {
 
@@ -47,7 +47,7 @@ std::string CEmitter::loop_annotation(const lir::Stmt& loop) const {
 
 std::string CEmitter::file_header() const {
   std::string what = f_.source ? f_.source->full_name() : f_.name;
-  bool scheduled = f_.source && lir::has_layers_for(*f_.source->module, Target::Cpu);
+  bool scheduled = f_.source && ir::has_layers_for(*f_.source->module, Target::Cpu);
   return "/* " + what +
          (scheduled ? ": the native compiler's lowering with the IR solution's schedule layer.\n"
                     : ": the native compiler's default lowering (plain loops, single-threaded).\n") +
@@ -284,12 +284,6 @@ std::string CEmitter::helper_definition(const std::string& name) const {
 std::string emit_c_source(const lir::Func& f, const CEmitOptions& options) {
   CEmitter e(f, options);
   return e.emit();
-}
-
-std::string emit_c_source(const ir::Instance& inst, const CEmitOptions& options,
-                          const lir::LowerOptions& lower_options) {
-  lir::Func f = lir::lower(inst, lower_options);
-  return emit_c_source(f, options);
 }
 
 }  // namespace ekb::codegen

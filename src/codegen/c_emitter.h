@@ -12,7 +12,6 @@
 #include "codegen/c_like_emitter.h"
 #include "codegen/simd_loop.h"
 #include "ir/instance.h"
-#include "lower/lower.h"
 
 namespace ekb::codegen {
 
@@ -67,9 +66,7 @@ class CEmitter : public CLikeEmitter {
   std::set<std::string> streamed_;
 };
 
-// Lowers `inst` with the default lowering and prints it as C.
-std::string emit_c_source(const ir::Instance& inst, const CEmitOptions& options = {},
-                          const lir::LowerOptions& lower_options = {});
+// The loop IR lowered for cpu printed as C.
 std::string emit_c_source(const lir::Func& f, const CEmitOptions& options = {});
 
 }  // namespace ekb::codegen

@@ -6,8 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "lower/simplify.h"
-#include "lower/widen_half_precision.h"
+#include "lir/simplify.h"
 
 namespace ekb::codegen {
 
@@ -409,14 +408,14 @@ std::string CLikeEmitter::cast(const Expr& e) {
   std::string a = expr(*e.args[0]);
   if (to == from) return a;
   auto c_cast = [&](ScalarType t, const std::string& x) { return "((" + value_type(t) + ")" + x + ")"; };
-  if (lir::is_half(to)) {
+  if (ir::is_half(to)) {
     if (from == ScalarType::F64)
       a = c_cast(ScalarType::F32, a);
     else if (!ir::is_float(from))
       a = c_cast(ScalarType::F32, a);
     return half_conversion(to, true) + "(" + a + ")";
   }
-  if (lir::is_half(from)) {
+  if (ir::is_half(from)) {
     a = half_conversion(from, false) + "(" + a + ")";
     from = ScalarType::F32;
     if (to == from) return a;

@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "codegen/c_like_emitter.h"
-#include "lower/lower_reductions.h"
 
 namespace ekb::codegen {
 

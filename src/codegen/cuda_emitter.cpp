@@ -3,20 +3,8 @@
 #include <algorithm>
 
 #include "codegen/target.h"
-#include "lower/lower.h"
-#include "lower/widen_half_precision.h"
 
 namespace ekb::codegen {
-
-lir::LowerOptions cuda_lower_options() {
-  lir::LowerOptions o;
-  o.target = Target::Cuda;
-  o.storage.max_stack_bytes = 0;  // a stack array would not outlive the kernel that writes it
-  o.gpu.emplace();
-  // __shfl_xor_sync has overloads for 32- and 64-bit integers and floats.
-  o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::F64, ScalarType::I32, ScalarType::I64, ScalarType::Index};
-  return o;
-}
 
 std::string CudaEmitter::storage_type(ScalarType t) const { return element_type_name(t, Target::Cuda); }
 
@@ -28,7 +16,7 @@ std::string CudaEmitter::half_conversion(ScalarType half, bool to_half) const {
 
 std::string CudaEmitter::file_header() const {
   std::string what = f_.source ? f_.source->full_name() : f_.name;
-  bool half = std::any_of(f_.buffers.begin(), f_.buffers.end(), [](const lir::Buffer& b) { return lir::is_half(b.type); });
+  bool half = std::any_of(f_.buffers.begin(), f_.buffers.end(), [](const lir::Buffer& b) { return ir::is_half(b.type); });
   std::string s =
       "/* " + what +
       ": the native compiler's default GPU lowering: one kernel per stage, launched in order on `stream`;\n"
@@ -138,11 +126,6 @@ std::string CudaEmitter::after_entry() const { return "#endif /* the host side *
 std::string emit_cuda_source(const lir::Func& f, const CudaEmitOptions& options) {
   CudaEmitter e(f, options);
   return e.emit();
-}
-
-std::string emit_cuda_source(const ir::Instance& inst, const CudaEmitOptions& options) {
-  lir::Func f = lir::lower(inst, cuda_lower_options());
-  return emit_cuda_source(f, options);
 }
 
 }  // namespace ekb::codegen

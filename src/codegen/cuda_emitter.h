@@ -1,5 +1,5 @@
 // The CUDA emitter for the `cuda` backend: CLikeEmitter's spellings in CUDA C++. The kernels the
-// lowering outlined (cuda_lower_options: lower/outline_kernels.h) are `__global__` functions
+// lowering outlined (lower_options_for(Target::Cuda): lower/outline_kernels.h) are `__global__` functions
 // launched with `<<<grid, block, 0, stream>>>` in program order on `stream`; CUDA's storage types,
 // half conversions, thread indices, __syncthreads and __shfl_xor_sync. Its output obeys the kernel ABI as a `.cu` source solution
 // does (docs/ABI.md): `extern "C" void ekb_main(<device pointers>, <params>, cudaStream_t stream[,
@@ -12,7 +12,6 @@
 
 #include "codegen/c_like_emitter.h"
 #include "ir/instance.h"
-#include "lower/lower.h"
 
 namespace ekb::codegen {
 
@@ -55,7 +54,7 @@ class CudaEmitter : public CLikeEmitter {
                         bool writable) const override {
     return std::string("(*(") + (writable ? "" : "const ") + "float4*)&" + buffer + "[" + index + "])";
   }
-  // For the types of cuda_lower_options' warp_shuffle_types (its overloads).
+  // For the warp_shuffle_types of lower_options_for(Target::Cuda) (its overloads).
   std::string warp_exchange(const std::string& value, ScalarType t, int lane_mask) const override {
     return "__shfl_xor_sync(0xffffffffu, " + value + ", " + std::to_string(lane_mask) + ")";
   }
@@ -71,12 +70,7 @@ class CudaEmitter : public CLikeEmitter {
   CudaEmitOptions options_;
 };
 
-// Lowering options for cuda: its schedule target, every temp in the scratch workspace, and the
-// kernels of the gpu passes (threads, warp shuffles of 32- and 64-bit values).
-lir::LowerOptions cuda_lower_options();
-
-// Lowers `inst` for cuda (the default GPU schedule) and prints it as CUDA C++.
-std::string emit_cuda_source(const ir::Instance& inst, const CudaEmitOptions& options = {});
+// The loop IR lowered for cuda (lower_options_for(Target::Cuda)) printed as CUDA C++.
 std::string emit_cuda_source(const lir::Func& f, const CudaEmitOptions& options = {});
 
 }  // namespace ekb::codegen

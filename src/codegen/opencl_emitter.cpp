@@ -4,25 +4,12 @@
 #include <stdexcept>
 
 #include "codegen/target.h"
-#include "lower/lower.h"
 
 namespace ekb::codegen {
 
 using lir::BinOp;
 using lir::Expr;
 using lir::ExprKind;
-
-lir::LowerOptions opencl_lower_options() {
-  lir::LowerOptions o;
-  o.target = Target::OpenCL;
-  o.storage.max_stack_bytes = 0;  // a private array would not outlive the kernel that writes it
-  o.gpu.emplace();
-  o.gpu->launch_description = true;  // the ekb-launch description (docs/ABI.md)
-  // OpenCL C 1.2 has no shuffles; NVIDIA's compiler takes inline PTX, exchanging 32-bit values.
-  o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::I32};
-  o.gpu->warp_shuffles_conditional = true;
-  return o;
-}
 
 std::string OpenCLEmitter::storage_type(ScalarType t) const { return element_type_name(t, Target::OpenCL); }
 
@@ -135,7 +122,7 @@ std::string OpenCLEmitter::warp_exchange(const std::string& value, ScalarType t,
       return "as_float(ekb_shfl_xor(as_uint(" + value + "), " + m + "))";
     case ScalarType::I32:
       return "(int)ekb_shfl_xor((uint)" + value + ", " + m + ")";
-    default:  // 64-bit values would take two exchanges: opencl_lower_options leaves them to the tree
+    default:  // 64-bit values would take two exchanges: lower_options_for(Target::OpenCL) leaves them to the tree
       throw std::logic_error("OpenCL emitter: no warp shuffle of " + std::string(ir::scalar_type_name(t)));
   }
 }
@@ -242,11 +229,6 @@ std::string OpenCLEmitter::entry_begin() const {
 std::string emit_opencl_source(const lir::Func& f, const OpenCLEmitOptions& options) {
   OpenCLEmitter e(f, options);
   return e.emit();
-}
-
-std::string emit_opencl_source(const ir::Instance& inst, const OpenCLEmitOptions& options) {
-  lir::Func f = lir::lower(inst, opencl_lower_options());
-  return emit_opencl_source(f, options);
 }
 
 }  // namespace ekb::codegen

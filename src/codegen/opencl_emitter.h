@@ -1,5 +1,5 @@
 // The OpenCL emitter for the `opencl` backend: CLikeEmitter's spellings in OpenCL C 1.2. The
-// kernels the lowering outlined (opencl_lower_options: lower/outline_kernels.h) are `__kernel`
+// kernels the lowering outlined (lower_options_for(Target::OpenCL): lower/outline_kernels.h) are `__kernel`
 // functions and their launches the launch description of docs/ABI.md, exactly the form a `.cl`
 // source solution takes:
 //
@@ -20,7 +20,6 @@
 
 #include "codegen/c_like_emitter.h"
 #include "ir/instance.h"
-#include "lower/lower.h"
 
 namespace ekb::codegen {
 
@@ -67,7 +66,7 @@ class OpenCLEmitter : public CLikeEmitter {
   std::string thread_index(int axis) const override { return "(uint)get_local_id(" + std::to_string(axis) + ")"; }
   std::string barrier_statement() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
   // OpenCL C 1.2 has no shuffles; NVIDIA's compiler takes inline PTX (file_header defines the
-  // helper where it is that compiler), so 32-bit values (opencl_lower_options' warp_shuffle_types)
+  // helper where it is that compiler), so 32-bit values (the warp_shuffle_types of lower_options_for(Target::OpenCL))
   // are exchanged with shfl.sync there.
   std::string warp_exchange(const std::string& value, ScalarType t, int lane_mask) const override;
   std::string warp_exchange_condition() const override { return "defined(EKB_NV_WARP_SHUFFLE)"; }
@@ -89,14 +88,8 @@ class OpenCLEmitter : public CLikeEmitter {
   OpenCLEmitOptions options_;
 };
 
-// Lowering options for opencl: its schedule target, every temp in the scratch workspace, and the
-// kernels of the gpu passes (launches as a description; warp shuffles of 32-bit values with
-// NVIDIA's compiler only).
-lir::LowerOptions opencl_lower_options();
-
-// Lowers `inst` for opencl (the default GPU schedule) and prints it as OpenCL C plus its launch
-// description.
-std::string emit_opencl_source(const ir::Instance& inst, const OpenCLEmitOptions& options = {});
+// The loop IR lowered for opencl (lower_options_for(Target::OpenCL)) printed as OpenCL C plus its
+// launch description.
 std::string emit_opencl_source(const lir::Func& f, const OpenCLEmitOptions& options = {});
 
 }  // namespace ekb::codegen

@@ -1,7 +1,7 @@
 #include "codegen/simd_loop.h"
 
-#include "lower/mutator.h"
-#include "lower/simplify.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 
 namespace ekb::codegen {
 

@@ -21,7 +21,7 @@
 #include <set>
 #include <string>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::codegen {
 

@@ -12,6 +12,8 @@
 #include "codegen/opencl_emitter.h"
 #include "eval/element_type_check.h"
 #include "ir/parser.h"
+#include "lir/loop_ir.h"
+#include "lower/lower.h"
 #include "lower/schedule_error.h"
 #include "tvm/tvm_compiler.h"
 
@@ -94,10 +96,11 @@ void set_argument_names(runtime::Source& s, const ir::Instance& inst) {
 
 // The native compiler's output for `target`: C for cpu, CUDA C++ for cuda, OpenCL C for opencl.
 runtime::Source native_source(const ir::Instance& inst, ir::Target target) {
+  const lir::Func f = lir::lower(inst, lir::lower_options_for(target));
   switch (target) {
-    case ir::Target::Cpu: return {runtime::Language::C, codegen::emit_c_source(inst)};
-    case ir::Target::Cuda: return {runtime::Language::Cuda, codegen::emit_cuda_source(inst)};
-    case ir::Target::OpenCL: return {runtime::Language::OpenCL, codegen::emit_opencl_source(inst)};
+    case ir::Target::Cpu: return {runtime::Language::C, codegen::emit_c_source(f)};
+    case ir::Target::Cuda: return {runtime::Language::Cuda, codegen::emit_cuda_source(f)};
+    case ir::Target::OpenCL: return {runtime::Language::OpenCL, codegen::emit_opencl_source(f)};
   }
   throw std::logic_error("native_source: no emitter for this target");
 }

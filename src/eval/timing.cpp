@@ -80,8 +80,8 @@ double median_relative_error(std::vector<double> ms) {
 // Ranks n/2 -+ 0.98 sqrt(n) of the sorted sample (1-based) bound its median with about 95%
 // confidence whatever the distribution (the binomial's normal approximation); below 6 values the
 // interval is the whole sample.
-Interval median_interval(std::vector<double> x) {
-  Interval ci;
+ConfidenceInterval median_interval(std::vector<double> x) {
+  ConfidenceInterval ci;
   if (x.empty()) return ci;
   std::sort(x.begin(), x.end());
   const double n = static_cast<double>(x.size());
@@ -96,7 +96,7 @@ Interval median_interval(std::vector<double> x) {
   return ci;
 }
 
-double relative_half_width(const Interval& ci) {
+double relative_half_width(const ConfidenceInterval& ci) {
   return ci.estimate > 0 ? (ci.high - ci.low) / 2 / ci.estimate : 1;
 }
 

@@ -46,7 +46,7 @@ struct TimingOptions {
 };
 
 // An estimate with a (95%) confidence interval.
-struct Interval {
+struct ConfidenceInterval {
   double estimate = 0, low = 0, high = 0;
 };
 
@@ -55,7 +55,7 @@ struct TimingOutcome {
   std::string message;
   bool baseline_failed = false;  // the error is the baseline's (a harness problem)
   TimeStats baseline, candidate;
-  Interval speedup;  // the median of the rounds' paired ratios (baseline / candidate)
+  ConfidenceInterval speedup;  // the median of the rounds' paired ratios (baseline / candidate)
   bool ok() const { return error == ErrorKind::None; }
 };
 
@@ -66,9 +66,9 @@ TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& 
                                int candidate_slot, FreshInputs& fresh, const TimingOptions& options);
 
 // The median of a sample with its distribution-free 95% confidence interval (order statistics).
-Interval median_interval(std::vector<double> x);
+ConfidenceInterval median_interval(std::vector<double> x);
 // Half the interval's width relative to its estimate (1 when the estimate is not positive).
-double relative_half_width(const Interval& ci);
+double relative_half_width(const ConfidenceInterval& ci);
 
 // Median and quartiles (linear interpolation between order statistics) of durations in ms.
 TimeStats summarize_times(std::vector<double> ms);

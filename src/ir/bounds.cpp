@@ -23,10 +23,10 @@ namespace {
 // sum(coef * var) + k, where k bounds the non-affine parts.
 struct Affine {
   std::vector<std::pair<size_t, double>> terms;  // (variable slot, coefficient), one per slot
-  Interval k{0, 0};
+  RealInterval k{0, 0};
 };
 
-Affine constant(Interval k) { return Affine{{}, k}; }
+Affine constant(RealInterval k) { return Affine{{}, k}; }
 
 Affine plus(Affine a, const Affine& b) {
   for (const auto& term : b.terms) {
@@ -43,19 +43,19 @@ Affine plus(Affine a, const Affine& b) {
 
 Affine scale(Affine a, double c) {
   for (auto& t : a.terms) t.second *= c;
-  a.k = mul(a.k, Interval::point(c));
+  a.k = mul(a.k, RealInterval::point(c));
   return a;
 }
 
 struct Var {
   std::string name;
-  Interval iv;    // every value it takes
+  RealInterval iv;    // every value it takes
   Affine lo, hi;  // its range, hi exclusive, in terms of outer variables only
 };
 
 class BoundsChecker {
  public:
-  BoundsChecker(const Instance& inst, const std::map<std::string, Interval>& ranges,
+  BoundsChecker(const Instance& inst, const std::map<std::string, RealInterval>& ranges,
                 WorkloadDiags& d)
       : inst_(inst), ranges_(ranges), diags_(d) {}
 
@@ -79,7 +79,7 @@ class BoundsChecker {
 
   // Binds a range's variable; false when the range is provably empty (its body never runs).
   bool push_range(const Range& r) {
-    Interval lo = eval(r.lo.get()), hi = eval(r.hi.get());
+    RealInterval lo = eval(r.lo.get()), hi = eval(r.hi.get());
     Affine alo = affine(r.lo.get()), ahi = affine(r.hi.get());
     Var v{r.var, {}, alo, ahi};
     v.iv = {std::max(lo.lo, bound(alo, false)), std::min(hi.hi, bound(ahi, true)) - 1};
@@ -90,7 +90,7 @@ class BoundsChecker {
 
   void push_extent(const std::string& name, int64_t extent) {
     double e = static_cast<double>(extent);
-    vars_.push_back(Var{name, {0, e - 1}, constant(Interval::point(0)), constant(Interval::point(e))});
+    vars_.push_back(Var{name, {0, e - 1}, constant(RealInterval::point(0)), constant(RealInterval::point(e))});
   }
 
   ScalarType type_of(const Expr& e) const {
@@ -100,10 +100,10 @@ class BoundsChecker {
 
   // ---- affine view ----
   Affine affine(const Expr* e) {
-    if (!e) return constant(Interval::full());
+    if (!e) return constant(RealInterval::full());
     if (type_of(*e) == ScalarType::Index) {
       switch (e->kind) {
-        case ExprKind::IntLit: return constant(Interval::point(static_cast<double>(e->int_value)));
+        case ExprKind::IntLit: return constant(RealInterval::point(static_cast<double>(e->int_value)));
         case ExprKind::Name: {
           int slot = find_var(e->name);
           if (slot >= 0) return Affine{{{static_cast<size_t>(slot), 1.0}}, {0, 0}};
@@ -143,34 +143,34 @@ class BoundsChecker {
       size_t slot = inner->first;
       double c = inner->second;
       f.terms.erase(inner);
-      if (slot >= vars_.size()) return upper ? Interval::full().hi : Interval::full().lo;
+      if (slot >= vars_.size()) return upper ? RealInterval::full().hi : RealInterval::full().lo;
       const Var& v = vars_[slot];
       bool use_hi = (c > 0) == upper;
-      Affine end = use_hi ? plus(v.hi, constant(Interval::point(-1))) : v.lo;
+      Affine end = use_hi ? plus(v.hi, constant(RealInterval::point(-1))) : v.lo;
       f = plus(f, scale(end, c));
     }
     return upper ? f.k.hi : f.k.lo;
   }
 
   // ---- interval evaluation ----
-  Interval eval(const Expr* e) {
-    if (!e) return Interval::full();
+  RealInterval eval(const Expr* e) {
+    if (!e) return RealInterval::full();
     ScalarType t = type_of(*e);
-    Interval r = Interval::full();
+    RealInterval r = RealInterval::full();
     switch (e->kind) {
-      case ExprKind::IntLit: return Interval::point(static_cast<double>(e->int_value));
+      case ExprKind::IntLit: return RealInterval::point(static_cast<double>(e->int_value));
       case ExprKind::FloatLit:
-        return std::isnan(e->float_value) ? Interval::full() : Interval::point(e->float_value);
-      case ExprKind::BoolLit: return Interval::point(e->bool_value ? 1 : 0);
+        return std::isnan(e->float_value) ? RealInterval::full() : RealInterval::point(e->float_value);
+      case ExprKind::BoolLit: return RealInterval::point(e->bool_value ? 1 : 0);
       case ExprKind::Name: {
         int slot = find_var(e->name);
         if (slot >= 0) return vars_[static_cast<size_t>(slot)].iv;
-        if (auto v = constant_value(e->name)) return Interval::point(*v);
-        return Interval::full();
+        if (auto v = constant_value(e->name)) return RealInterval::point(*v);
+        return RealInterval::full();
       }
       case ExprKind::Access: r = element(*e); break;
       case ExprKind::Unary: {
-        Interval a = eval(arg(*e, 0));
+        RealInterval a = eval(arg(*e, 0));
         if (e->unary_op == UnaryOp::Not) return {a.hi >= 1 ? 0.0 : 1.0, a.lo >= 1 ? 0.0 : 1.0};
         r = neg(a);
         break;
@@ -185,28 +185,28 @@ class BoundsChecker {
 
   static const Expr* arg(const Expr& e, size_t i) { return i < e.args.size() ? e.args[i].get() : nullptr; }
 
-  Interval element(const Expr& e) {
+  RealInterval element(const Expr& e) {
     const TensorInstance* t = inst_.tensor(e.name);
-    if (!t) return Interval::full();
-    Interval v = Interval::of_type(t->type);
+    if (!t) return RealInterval::full();
+    RealInterval v = RealInterval::of_type(t->type);
     if (auto r = ranges_.find(e.name); r != ranges_.end()) v = r->second;
     if (e.boundary == Boundary::Pad && e.pad_value) v = hull(v, eval(e.pad_value.get()));
     return v;
   }
 
-  static Interval truth(bool always, bool never) {
-    return always ? Interval::point(1) : never ? Interval::point(0) : Interval{0, 1};
+  static RealInterval truth(bool always, bool never) {
+    return always ? RealInterval::point(1) : never ? RealInterval::point(0) : RealInterval{0, 1};
   }
 
-  Interval binary(const Expr& e, ScalarType t) {
-    Interval a = eval(arg(e, 0)), b = eval(arg(e, 1));
+  RealInterval binary(const Expr& e, ScalarType t) {
+    RealInterval a = eval(arg(e, 0)), b = eval(arg(e, 1));
     bool fl = is_float(t);
     switch (e.binary_op) {
       case BinaryOp::Add: return add(a, b);
       case BinaryOp::Sub: return sub(a, b);
       case BinaryOp::Mul: return mul(a, b);
       case BinaryOp::Div: return fl ? div_real(a, b) : div_floor(a, b);
-      case BinaryOp::Mod: return fl ? Interval::full() : mod_floor(a, b);
+      case BinaryOp::Mod: return fl ? RealInterval::full() : mod_floor(a, b);
       case BinaryOp::Shl: return shl(a, b);
       case BinaryOp::Shr: return shr(a, b);
       case BinaryOp::BitAnd: return bit_and(a, b, t);
@@ -221,20 +221,20 @@ class BoundsChecker {
       case BinaryOp::Eq: return truth(a.is_point() && b.is_point() && a.lo == b.lo, a.hi < b.lo || b.hi < a.lo);
       case BinaryOp::Ne: return truth(a.hi < b.lo || b.hi < a.lo, a.is_point() && b.is_point() && a.lo == b.lo);
     }
-    return Interval::full();
+    return RealInterval::full();
   }
 
-  Interval call(const Expr& e) {
-    std::vector<Interval> xs;
+  RealInterval call(const Expr& e) {
+    std::vector<RealInterval> xs;
     for (const auto& a : e.args) xs.push_back(eval(a.get()));
     const std::string& n = e.name;
-    auto x = [&](size_t i) { return i < xs.size() ? xs[i] : Interval::full(); };
+    auto x = [&](size_t i) { return i < xs.size() ? xs[i] : RealInterval::full(); };
     if (n == "min") return min_iv(x(0), x(1));
     if (n == "max") return max_iv(x(0), x(1));
     if (n == "clamp") return min_iv(max_iv(x(0), x(1)), x(2));
     if (n == "abs") return abs_iv(x(0));
     if (n == "select") {
-      Interval c = x(0);
+      RealInterval c = x(0);
       return c.lo >= 1 ? x(1) : c.hi < 1 ? x(2) : hull(x(1), x(2));
     }
     if (n == "floor") return monotone(x(0), [](double v) { return std::floor(v); });
@@ -249,71 +249,71 @@ class BoundsChecker {
     if (n == "atan") return monotone(x(0), [](double v) { return std::atan(v); });
     if (n == "sigmoid") return monotone(x(0), [](double v) { return 1 / (1 + std::exp(-v)); });
     if (n == "log" || n == "log2" || n == "sqrt") {
-      if (x(0).lo < 0) return Interval::full();  // NaN below zero
+      if (x(0).lo < 0) return RealInterval::full();  // NaN below zero
       if (n == "sqrt") return monotone(x(0), [](double v) { return std::sqrt(v); });
       if (n == "log") return monotone(x(0), [](double v) { return std::log(v); });
       return monotone(x(0), [](double v) { return std::log2(v); });
     }
     if (n == "rsqrt") {
-      if (x(0).lo < 0) return Interval::full();
+      if (x(0).lo < 0) return RealInterval::full();
       return {1 / std::sqrt(x(0).hi), 1 / std::sqrt(x(0).lo)};
     }
     if (n == "sin" || n == "cos") return {-1, 1};  // NaN for infinite inputs: fix_nan cannot see it
     if (n == "atan2") return {-std::numbers::pi, std::numbers::pi};
     if (n == "fma") return add(mul(x(0), x(1)), x(2));
-    if (n == "rdmulh" || n == "rshift" || n == "requant") return Interval::of_type(ScalarType::I32);
-    return Interval::full();  // tan, pow
+    if (n == "rdmulh" || n == "rshift" || n == "requant") return RealInterval::of_type(ScalarType::I32);
+    return RealInterval::full();  // tan, pow
   }
 
-  Interval cast(const Expr& e, ScalarType t) {
+  RealInterval cast(const Expr& e, ScalarType t) {
     const Expr* a = arg(e, 0);
-    Interval v = eval(a);
+    RealInterval v = eval(a);
     if (is_float(t)) return v;  // a cast to a float type does not round in the reference
     if (t == ScalarType::Bool) return truth(v.lo > 0 || v.hi < 0, v.is_point() && v.lo == 0);
     if ((a && is_float(type_of(*a))) || e.saturating) return saturate_to(v, t);
     return wrap_to(v, t);
   }
 
-  Interval reduce(const Expr& e, ScalarType t) {
+  RealInterval reduce(const Expr& e, ScalarType t) {
     size_t mark = vars_.size();
     bool runs = true, maybe_empty = false;
-    Interval count = Interval::point(1), first_var{}, first_lo{};
+    RealInterval count = RealInterval::point(1), first_var{}, first_lo{};
     for (const auto& r : e.ranges) {
-      Interval lo = eval(r.lo.get()), hi = eval(r.hi.get());
+      RealInterval lo = eval(r.lo.get()), hi = eval(r.hi.get());
       if (vars_.size() == mark) first_lo = lo;
       runs &= push_range(r);
       if (vars_.size() == mark + 1) first_var = vars_.back().iv;
-      Interval len{std::max(0.0, hi.lo - lo.hi), std::max(0.0, hi.hi - lo.lo)};
+      RealInterval len{std::max(0.0, hi.lo - lo.hi), std::max(0.0, hi.hi - lo.lo)};
       maybe_empty |= len.lo <= 0;
       count = mul(count, len);
     }
-    Interval body = runs ? eval(arg(e, 0)) : Interval{};
+    RealInterval body = runs ? eval(arg(e, 0)) : RealInterval{};
     vars_.resize(mark);
     bool fl = is_float(t);
     switch (e.reduce_op) {
       case ReduceOp::Sum: {
-        if (!runs) return Interval::point(0);
+        if (!runs) return RealInterval::point(0);
         // k terms in [a, b], k in [count.lo, count.hi].
-        Interval lo_sum = mul(count, Interval::point(body.lo)), hi_sum = mul(count, Interval::point(body.hi));
+        RealInterval lo_sum = mul(count, RealInterval::point(body.lo)), hi_sum = mul(count, RealInterval::point(body.hi));
         return {std::min(lo_sum.lo, lo_sum.hi), std::max(hi_sum.lo, hi_sum.hi)};
       }
-      case ReduceOp::Prod: return runs ? Interval::of_type(t) : Interval::point(1);
+      case ReduceOp::Prod: return runs ? RealInterval::of_type(t) : RealInterval::point(1);
       case ReduceOp::Max: {
-        double id = fl ? Interval::full().lo : static_cast<double>(int_min(t));
-        if (!runs) return Interval::point(id);
-        return maybe_empty ? hull(body, Interval::point(id)) : body;
+        double id = fl ? RealInterval::full().lo : static_cast<double>(int_min(t));
+        if (!runs) return RealInterval::point(id);
+        return maybe_empty ? hull(body, RealInterval::point(id)) : body;
       }
       case ReduceOp::Min: {
-        double id = fl ? Interval::full().hi : static_cast<double>(int_max(t));
-        if (!runs) return Interval::point(id);
-        return maybe_empty ? hull(body, Interval::point(id)) : body;
+        double id = fl ? RealInterval::full().hi : static_cast<double>(int_max(t));
+        if (!runs) return RealInterval::point(id);
+        return maybe_empty ? hull(body, RealInterval::point(id)) : body;
       }
       case ReduceOp::Argmax:
       case ReduceOp::Argmin:
         if (!runs) return first_lo;
         return maybe_empty ? hull(first_var, first_lo) : first_var;
     }
-    return Interval::full();
+    return RealInterval::full();
   }
 
   // ---- the checks ----
@@ -374,14 +374,14 @@ class BoundsChecker {
   }
 
   // Every value e takes here: both analyses intersected (empty when e is unreachable).
-  Interval value_of(const Expr* e) {
+  RealInterval value_of(const Expr* e) {
     Affine a = affine(e);
     return intersect(eval(e), {bound(a, false), bound(a, true)});
   }
 
   // The reference rejects an empty argmax/argmin, so its range must be provably non-empty.
   void check_nonempty(const Expr& e, const Range& r) {
-    Interval lo = eval(r.lo.get()), hi = eval(r.hi.get());
+    RealInterval lo = eval(r.lo.get()), hi = eval(r.hi.get());
     Affine len = plus(affine(r.hi.get()), scale(affine(r.lo.get()), -1));
     double shortest = std::max(hi.lo - lo.hi, bound(len, false));
     if (shortest > 0) return;
@@ -394,7 +394,7 @@ class BoundsChecker {
   // Shift amounts and divisors the reference rejects.
   void check_operands(const Expr& e) {
     auto outside = [&](const Expr* amount, double lo, double hi, const std::string& what) {
-      Interval v = value_of(amount);
+      RealInterval v = value_of(amount);
       if (v.empty() || v.within(lo, hi)) return;
       diags_.error(e.loc, what + " may be outside " + format_interval({lo, hi}) + ": " + format_interval(v),
                    "clamp it, or read it from an input whose declared domain is within range");
@@ -410,7 +410,7 @@ class BoundsChecker {
     if (op == BinaryOp::Shl || op == BinaryOp::Shr) outside(arg(e, 1), 0, 63, "the shift amount");
     if (op == BinaryOp::Div || op == BinaryOp::Mod) {
       // A divisor that may be zero is common (counts read from data); one that always is, is a bug.
-      Interval v = value_of(arg(e, 1));
+      RealInterval v = value_of(arg(e, 1));
       if (v.is_point() && v.lo == 0)
         diags_.error(e.loc, "division by zero", "the divisor is 0 wherever this is evaluated");
     }
@@ -418,7 +418,7 @@ class BoundsChecker {
 
   void check_index(SourceLoc loc, const std::string& tensor, size_t d, const Expr& ix,
                    int64_t extent, bool write) {
-    Interval iv = value_of(&ix);
+    RealInterval iv = value_of(&ix);
     double top = static_cast<double>(extent - 1);
     if (iv.empty() || iv.within(0, top)) return;
     const TensorInstance* t = inst_.tensor(tensor);
@@ -434,7 +434,7 @@ class BoundsChecker {
   }
 
   const Instance& inst_;
-  const std::map<std::string, Interval>& ranges_;
+  const std::map<std::string, RealInterval>& ranges_;
   WorkloadDiags& diags_;
   std::vector<Var> vars_;
   std::set<std::string> defined_;
@@ -442,7 +442,7 @@ class BoundsChecker {
 
 }  // namespace
 
-void check_bounds(const Instance& inst, const std::map<std::string, Interval>& input_ranges,
+void check_bounds(const Instance& inst, const std::map<std::string, RealInterval>& input_ranges,
                   WorkloadDiags& diags) {
   BoundsChecker(inst, input_ranges, diags).run();
 }

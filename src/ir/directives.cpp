@@ -225,4 +225,15 @@ std::string directive_table_markdown() {
   return out;
 }
 
+bool layer_applies(const LayerBlock& b, Target target) {
+  const std::optional<TargetSet> targets = parse_layer_target(b.target);
+  return targets && targets->contains(target);
+}
+
+bool has_layers_for(const Module& m, Target target) {
+  for (const LayerBlock& b : m.layers)
+    if (layer_applies(b, target) && !b.directives.empty()) return true;
+  return false;
+}
+
 }  // namespace ekb::ir

@@ -87,4 +87,10 @@ std::string directive_signature(const DirectiveInfo& d);
 // docs/IR.md's directive and argument kind tables (Markdown), as `ekb directives --markdown` prints.
 std::string directive_table_markdown();
 
+// Whether a schedule or memory block is applied when lowering for `target`: a block without a
+// target applies everywhere, `gpu` to every gpu target (cuda, opencl).
+bool layer_applies(const LayerBlock& b, Target target);
+// Whether the module has directives in blocks that apply to `target`.
+bool has_layers_for(const Module& m, Target target);
+
 }  // namespace ekb::ir

@@ -152,8 +152,8 @@ bool eval_shapes(Instance& inst, WorkloadDiags& wd) {
 
 // Input domains: constant, ordered, finite, within the element type; spd on square float
 // matrices over the last two axes. Returns the numeric ranges the bounds proofs use for data-dependent indices.
-std::map<std::string, Interval> check_domains(Instance& inst, WorkloadDiags& wd) {
-  std::map<std::string, Interval> out;
+std::map<std::string, RealInterval> check_domains(Instance& inst, WorkloadDiags& wd) {
+  std::map<std::string, RealInterval> out;
   for (const auto& ti : inst.tensors) {
     const TensorDecl& d = *ti.decl;
     if (d.domain.kind == DomainKind::Spd) {
@@ -173,7 +173,7 @@ std::map<std::string, Interval> check_domains(Instance& inst, WorkloadDiags& wd)
     auto hi = eval_const(*d.domain.hi, inst, wd, what);
     if (!lo || !hi) continue;
     double l = lo->as_double(), h = hi->as_double();
-    Interval iv{l, h};
+    RealInterval iv{l, h};
     if (std::isnan(l) || std::isnan(h) || std::isinf(l) || std::isinf(h)) {
       wd.error(d.loc, what + " " + format_interval(iv) + " must be finite",
                "inputs are drawn uniformly from the range");
@@ -183,7 +183,7 @@ std::map<std::string, Interval> check_domains(Instance& inst, WorkloadDiags& wd)
       wd.error(d.loc, what + " is empty: " + format_interval(iv), "write in [lo, hi] with lo <= hi");
       continue;
     }
-    Interval r = Interval::of_type(ti.type);
+    RealInterval r = RealInterval::of_type(ti.type);
     if (!is_float(ti.type) && !iv.within(r.lo, r.hi)) {
       wd.error(d.loc, what + " " + format_interval(iv) + " exceeds the range of " +
                           type_text(ti.type) + ", " + format_interval(r));

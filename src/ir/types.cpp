@@ -39,6 +39,7 @@ std::optional<ScalarType> parse_scalar_type(std::string_view name) {
 
 bool is_float(ScalarType t) { return info(t).is_float; }
 bool is_integer(ScalarType t) { return !info(t).is_float && t != ScalarType::Bool; }
+bool is_half(ScalarType t) { return t == ScalarType::F16 || t == ScalarType::BF16; }
 bool is_signed(ScalarType t) { return info(t).is_signed; }
 int bit_width(ScalarType t) { return info(t).bits; }
 int byte_size(ScalarType t) { return t == ScalarType::Bool ? 1 : info(t).bits / 8; }

@@ -13,6 +13,7 @@ std::string_view scalar_type_name(ScalarType t);           // "f32"; Index print
 std::optional<ScalarType> parse_scalar_type(std::string_view name);  // not "index": it is internal
 bool is_float(ScalarType t);
 bool is_integer(ScalarType t);  // includes Index, excludes Bool
+bool is_half(ScalarType t);     // f16 or bf16: storage formats, computed in f32 (widen_half_precision)
 bool is_signed(ScalarType t);
 int bit_width(ScalarType t);   // Index is 64, Bool is 1
 int byte_size(ScalarType t);   // storage size in a buffer (Bool is 1)

@@ -10,7 +10,7 @@
 #include "ir/ast.h"
 #include "ir/diagnostics.h"
 #include "ir/instance.h"
-#include "ir/interval.h"
+#include "ir/real_interval.h"
 
 namespace ekb::ir::detail {
 
@@ -71,7 +71,7 @@ std::optional<LetValue> eval_const(const Expr& e, const Instance& inst, Workload
                                    std::string_view context);
 
 // ---- index bounds (bounds.cpp) ----
-void check_bounds(const Instance& inst, const std::map<std::string, Interval>& input_ranges,
+void check_bounds(const Instance& inst, const std::map<std::string, RealInterval>& input_ranges,
                   WorkloadDiags& diags);
 
 // ---- instantiate.cpp: the parts verify_module drives directly ----

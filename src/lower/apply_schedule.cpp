@@ -23,12 +23,6 @@ namespace ekb::lir {
 
 namespace {
 
-// A block without a target applies everywhere; `gpu` to every gpu target (cuda, opencl).
-bool applies(const ir::LayerBlock& b, ir::Target target) {
-  const std::optional<ir::TargetSet> targets = ir::parse_layer_target(b.target);
-  return targets && targets->contains(target);
-}
-
 // The directive's positional arguments as text ("C", "C.update(0)", "io", "8") and as integers,
 // and its keyword arguments.
 struct Args {
@@ -138,16 +132,10 @@ std::vector<std::string> directive_pass_verbs() {
   return out;
 }
 
-bool has_layers_for(const ir::Module& m, ir::Target target) {
-  for (const ir::LayerBlock& b : m.layers)
-    if (applies(b, target) && !b.directives.empty()) return true;
-  return false;
-}
-
 void apply_schedule(Func& f, const ir::Module& m, ir::Target target) {
   const ir::LayerBlock* last = nullptr;
   for (const ir::LayerBlock& b : m.layers) {
-    if (!applies(b, target)) continue;
+    if (!ir::layer_applies(b, target)) continue;
     last = &b;
     for (const ir::Directive& d : b.directives) {
       try {

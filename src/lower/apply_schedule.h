@@ -16,14 +16,11 @@
 
 #include "ir/ast.h"
 #include "ir/target.h"
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 
 void apply_schedule(Func& f, const ir::Module& m, ir::Target target = ir::Target::Cpu);
-
-// Whether the module has layer blocks that apply to `target`.
-bool has_layers_for(const ir::Module& m, ir::Target target);
 
 // The verbs apply_schedule has a pass for: every verb of ir::directive_table() (a test holds them
 // equal).

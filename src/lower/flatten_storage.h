@@ -2,7 +2,7 @@
 //   x[i, j, k]  ->  x[i * (J * K) + j * K + k]
 // (The memory layer's layout directives will change the strides here.)
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -6,12 +6,12 @@
 #include <set>
 #include <vector>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 
-// How a gpu target launches kernels and combines values between threads (each gpu emitter's
-// lower options give its language's: cuda_lower_options, opencl_lower_options).
+// How a gpu target launches kernels and combines values between threads (lower_options_for gives
+// each kernel language's, lower.h).
 struct GpuLowerOptions {
   // A grid-stride kernel's blocks, and at most how many of them (the grid-stride loop covers the rest).
   int64_t threads_per_block = 256;

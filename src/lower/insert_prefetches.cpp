@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "lower/mutator.h"
-#include "lower/simplify.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 
 namespace ekb::lir {
 

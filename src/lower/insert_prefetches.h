@@ -9,7 +9,7 @@
 #pragma once
 #include <cstdint>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

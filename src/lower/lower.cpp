@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "lir/simplify.h"
+#include "lir/verify_lir.h"
 #include "lower/apply_schedule.h"
 #include "lower/flatten_storage.h"
 #include "lower/insert_prefetches.h"
@@ -17,8 +19,6 @@
 #include "lower/outline_kernels.h"
 #include "lower/partition_loops.h"
 #include "lower/promote_to_f64.h"
-#include "lower/simplify.h"
-#include "lower/verify_lir.h"
 #include "lower/vectorize_cooperative_copies.h"
 #include "lower/widen_half_precision.h"
 
@@ -107,6 +107,24 @@ bool environment_flag(const char* name) {
 }
 
 }  // namespace
+
+LowerOptions lower_options_for(ir::Target target) {
+  LowerOptions o;
+  o.target = target;
+  if (!ir::is_gpu(target)) return o;
+  o.storage.max_stack_bytes = 0;  // a stack (private) array would not outlive the kernel that writes it
+  o.gpu.emplace();
+  if (target == ir::Target::Cuda) {
+    // __shfl_xor_sync has overloads for 32- and 64-bit integers and floats.
+    o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::F64, ScalarType::I32, ScalarType::I64, ScalarType::Index};
+  } else {
+    o.gpu->launch_description = true;  // the ekb-launch description (docs/ABI.md)
+    // OpenCL C 1.2 has no shuffles; NVIDIA's compiler takes inline PTX, exchanging 32-bit values.
+    o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::I32};
+    o.gpu->warp_shuffles_conditional = true;
+  }
+  return o;
+}
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = [] {

@@ -3,7 +3,7 @@
 // name and its entry function; each is one .h/.cpp pair in src/lower/ that can be run and tested
 // alone. Where the rows are run, one place logs (EKB_LOG_LIR=1: each pass's name and the loop IR
 // after it, on stderr), stops (LowerOptions::stop_after) and checks the loop IR after every pass
-// (EKB_VERIFY_LIR=1 or LowerOptions::verify: lower/verify_lir.h; the test suite turns it on).
+// (EKB_VERIFY_LIR=1 or LowerOptions::verify: lir/verify_lir.h; the test suite turns it on).
 #pragma once
 #include <optional>
 #include <string>
@@ -11,8 +11,8 @@
 
 #include "ir/instance.h"
 #include "ir/target.h"
+#include "lir/loop_ir.h"
 #include "lower/gpu_stages.h"
-#include "lower/loop_ir.h"
 #include "lower/plan_storage.h"
 
 namespace ekb::lir {
@@ -40,7 +40,7 @@ struct LowerOptions {
   std::optional<GpuLowerOptions> gpu;
   // Stop after the pass of this name (for `ekb emit --lir` and tests); empty runs them all.
   std::string stop_after;
-  // Check the loop IR after every pass (lower/verify_lir.h), as EKB_VERIFY_LIR=1 does.
+  // Check the loop IR after every pass (lir/verify_lir.h), as EKB_VERIFY_LIR=1 does.
   bool verify = false;
 };
 
@@ -48,6 +48,11 @@ struct LowerOptions {
 // applied (without one: the default lowering, a plain single-threaded loop nest). Throws
 // ScheduleError (lower/schedule_error.h) for a directive that cannot be applied.
 Func lower(const ir::Instance& inst, const LowerOptions& options = {});
+
+// The options of the native compiler's lowering for `target`, what the baseline, IR solutions and
+// `ekb emit` use: cpu's defaults; for cuda and opencl, every temp in the scratch workspace and the
+// kernel language's properties for the gpu passes.
+LowerOptions lower_options_for(ir::Target target);
 
 // The pass names, in order.
 const std::vector<std::string>& pass_names();

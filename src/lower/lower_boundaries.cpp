@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 

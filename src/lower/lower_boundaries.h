@@ -5,7 +5,7 @@
 //   mirror(x)[i, j]  ->  x[mirror_index(i, H), mirror_index(j, W)]   (reflect, edge not repeated)
 // Checks that hold over a loop's whole range are removed later by simplify.
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 

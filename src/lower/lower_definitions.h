@@ -13,7 +13,7 @@
 //    one index per dimension, for lower_reductions, lower_boundaries and flatten_storage.
 #pragma once
 #include "ir/instance.h"
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

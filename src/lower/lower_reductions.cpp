@@ -1,9 +1,6 @@
 #include "lower/lower_reductions.h"
 
-#include <limits>
-#include <stdexcept>
-
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 
@@ -153,22 +150,6 @@ class ReductionLowerer : public Mutator {
 };
 
 }  // namespace
-
-ExprP combine_identity(BinOp op, ScalarType t) {
-  const double inf = std::numeric_limits<double>::infinity();
-  switch (op) {
-    case BinOp::Add:
-      return ir::is_float(t) ? float_imm(t, 0) : int_imm(t, 0);
-    case BinOp::Mul:
-      return ir::is_float(t) ? float_imm(t, 1) : int_imm(t, 1);
-    case BinOp::Max:
-      return ir::is_float(t) ? float_imm(t, -inf) : int_imm(t, ir::int_min(t));
-    case BinOp::Min:
-      return ir::is_float(t) ? float_imm(t, inf) : int_imm(t, ir::int_max(t));
-    default:
-      throw std::logic_error("combine_identity: not a reduction operator");
-  }
-}
 
 void lower_reductions(Func& f) {
   ReductionLowerer r(f);

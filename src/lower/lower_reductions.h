@@ -14,15 +14,10 @@
 //    evaluate is not evaluated either (it may read out of bounds when not selected).
 //  - A reduction nested in another's body is computed inside that body's loop.
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 
 void lower_reductions(Func& f);
-
-// The value the combine `op` (Add, Mul, Max, Min) leaves unchanged: 0, 1, -inf / the type's
-// minimum, +inf / its maximum. The accumulators start there, here and in the cooperative
-// reductions over GPU threads (schedule_bind.h).
-ExprP combine_identity(BinOp op, ScalarType t);
 
 }  // namespace ekb::lir

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "lower/lower_reductions.h"
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/schedule_bind.h"
 
 namespace ekb::lir {

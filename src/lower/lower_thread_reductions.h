@@ -16,8 +16,8 @@
 // are several warps), are declared at the top of the kernel. Along an axis of one thread there
 // is nothing to combine.
 #pragma once
+#include "lir/loop_ir.h"
 #include "lower/gpu_stages.h"
-#include "lower/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/schedule_bind.h"
 
 namespace ekb::lir {

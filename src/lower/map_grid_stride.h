@@ -8,8 +8,8 @@
 // allocates storage that all threads would share. A stage with no such loop runs on one thread
 // (outline_kernels).
 #pragma once
+#include "lir/loop_ir.h"
 #include "lower/gpu_stages.h"
-#include "lower/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -1,7 +1,6 @@
 #include "lower/materialize_reduction.h"
 
-#include "lower/mutator.h"
-#include "lower/widen_half_precision.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 
@@ -119,7 +118,7 @@ StmtP materialize_reduction(Func& f, Stage& st, const LoopChain& chain, const st
   // C itself accumulates when the statement is `C = acc` or `C = x + acc` of a sum.
   ExprP init = decl->value;
   bool in_place = false;
-  if (decl == chain.body.get() && rest.get() == store && out.type == decl->type && !is_half(out.type)) {
+  if (decl == chain.body.get() && rest.get() == store && out.type == decl->type && !ir::is_half(out.type)) {
     const Expr& v = *store->value;
     auto is_acc = [&](const ExprP& e) { return e->kind == ExprKind::Var && e->name == acc; };
     if (is_acc(store->value)) {

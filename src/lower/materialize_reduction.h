@@ -14,7 +14,7 @@
 #pragma once
 #include <string>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 #include "lower/schedule_loops.h"
 
 namespace ekb::lir {

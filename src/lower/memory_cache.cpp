@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/region.h"
 #include "lower/schedule_bind.h"
 #include "lower/schedule_loops.h"

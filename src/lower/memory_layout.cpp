@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/schedule_bind.h"
 
 namespace ekb::lir {

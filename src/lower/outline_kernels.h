@@ -12,8 +12,8 @@
 //    iterations (LaunchKind::GridStride).
 //  - Consecutive stages with neither run in one kernel on a single thread (LaunchKind::Single).
 #pragma once
+#include "lir/loop_ir.h"
 #include "lower/gpu_stages.h"
-#include "lower/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -5,10 +5,10 @@
 #include <map>
 #include <optional>
 
-#include "lower/interval.h"
-#include "lower/mutator.h"
+#include "lir/int_interval.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 #include "lower/region.h"
-#include "lower/simplify.h"
 
 namespace ekb::lir {
 
@@ -152,8 +152,8 @@ class Partitioner {
 
   // The values of v for which every boundary read under `body` whose index depends on v (as
   // c * v + r with r bounded) is inside its buffer; nullopt when no read constrains v.
-  std::optional<Interval> inside_range(const Stmt& body, const std::string& v) const {
-    Interval safe;
+  std::optional<IntInterval> inside_range(const Stmt& body, const std::string& v) const {
+    IntInterval safe;
     bool constrained = false;
     for_each_expr(body, [&](const Expr& e) {
       if (e.kind != ExprKind::Load || e.boundary == ir::Boundary::None) return;
@@ -162,7 +162,7 @@ class Partitioner {
       for (size_t d = 0; d < e.args.size(); ++d) {
         auto lin = linear_in(e.args[d], v);
         if (!lin || lin->coefficient == 0) continue;
-        Interval r = value_range(lin->rest, ranges_);
+        IntInterval r = value_range(lin->rest, ranges_);
         if (r.lo == INT64_MIN || r.hi == INT64_MAX) continue;  // unbounded: this read stays checked
         const i128 c = lin->coefficient, top = b->shape[d] - 1;
         // c * v + r within [0, top] for every r in [r.lo, r.hi].
@@ -184,7 +184,7 @@ class Partitioner {
   }
 
   Func& f_;
-  const std::map<std::string, Interval> ranges_;
+  const std::map<std::string, IntInterval> ranges_;
 };
 
 }  // namespace

@@ -14,7 +14,7 @@
 // serially. Vectorized and unrolled loops are left whole (their inner serial loops are split), and
 // so are loops whose body allocates a buffer (a compute_at box: copies would need buffers of their own).
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

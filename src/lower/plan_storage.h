@@ -8,7 +8,7 @@
 // is a local array of each thread, whatever its size: the schedule passes bound it
 // (region.h, kMaxPrivateBytes).
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

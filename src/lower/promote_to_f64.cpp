@@ -1,6 +1,6 @@
 #include "lower/promote_to_f64.h"
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 

@@ -10,7 +10,7 @@
 // in f64). Only expressions containing float arithmetic are rewritten; values that crossed a float
 // temp or accumulator keep that storage's precision.
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

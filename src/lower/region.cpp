@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 #include "lower/lower_boundaries.h"
-#include "lower/mutator.h"
 #include "lower/schedule_error.h"
-#include "lower/simplify.h"
 
 namespace ekb::lir {
 
@@ -182,7 +182,7 @@ class FootprintWalker {
       if (extent->kind == ExprKind::IntImm) {
         iterations = extent->int_value;
       } else {
-        Interval r = value_range(extent, {});
+        IntInterval r = value_range(extent, {});
         if (r.hi > (int64_t{1} << 40)) return std::nullopt;
         iterations = std::max<int64_t>(r.hi, 1);
       }
@@ -310,8 +310,8 @@ std::optional<Box> footprint(const Func& f, const Stmt& scope, const std::string
   return box;
 }
 
-std::map<std::string, Interval> loop_ranges(const Stmt& root) {
-  std::map<std::string, Interval> ranges;
+std::map<std::string, IntInterval> loop_ranges(const Stmt& root) {
+  std::map<std::string, IntInterval> ranges;
   std::set<std::string> unknown;
   for_each_stmt(root, [&](const Stmt& s) {
     if (s.kind != StmtKind::For) return;
@@ -320,7 +320,7 @@ std::map<std::string, Interval> loop_ranges(const Stmt& root) {
       unknown.insert(s.name);
       return;
     }
-    Interval r{min->int_value, min->int_value + extent->int_value - 1};
+    IntInterval r{min->int_value, min->int_value + extent->int_value - 1};
     auto [it, fresh] = ranges.emplace(s.name, r);
     if (!fresh) it->second = hull(it->second, r);
   });

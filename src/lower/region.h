@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "lower/interval.h"
-#include "lower/loop_ir.h"
+#include "lir/int_interval.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 
@@ -36,9 +36,9 @@ struct Box {
 };
 
 // The values each loop variable under `root` takes: the hull over the loops of one name, a name
-// with a non-constant loop somewhere left out. For simplifying with (lower/simplify.h): a box's
+// with a non-constant loop somewhere left out. For simplifying with (lir/simplify.h): a box's
 // clamps into its buffer (max(i, 0)) vanish where the loops keep the index inside.
-std::map<std::string, Interval> loop_ranges(const Stmt& root);
+std::map<std::string, IntInterval> loop_ranges(const Stmt& root);
 
 // nullopt when `scope` does not access `buffer` that way.
 std::optional<Box> footprint(const Func& f, const Stmt& scope, const std::string& buffer, AccessKind kind);

@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/region.h"
 #include "lower/schedule_loop_kinds.h"
 #include "lower/schedule_loops.h"

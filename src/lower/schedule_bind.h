@@ -39,7 +39,7 @@
 #include <array>
 #include <string>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
-#include "lower/simplify.h"
 
 namespace ekb::lir {
 
@@ -140,7 +140,7 @@ void compute_at(Func& f, const std::string& producer, const std::string& consume
                               std::to_string(bytes) + " bytes, too many for a per-thread buffer in a parallel loop",
                           "compute it at an inner loop");
 
-  const std::map<std::string, Interval> ranges = loop_ranges(*f.body);
+  const std::map<std::string, IntInterval> ranges = loop_ranges(*f.body);
   top.stmts.erase(top.stmts.begin() + pi);
   top.drop_allocation(producer);
   bool first = true;

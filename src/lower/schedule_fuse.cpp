@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 #include "lower/schedule_loops.h"
-#include "lower/simplify.h"
 
 namespace ekb::lir {
 

@@ -1,6 +1,6 @@
 #include "lower/schedule_loop_kinds.h"
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/schedule_loops.h"
 #include "lower/schedule_split.h"
 

@@ -3,9 +3,9 @@
 #include <map>
 #include <set>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 #include "lower/region.h"
-#include "lower/simplify.h"
 
 namespace ekb::lir {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "lir/mutator.h"
 #include "lower/materialize_reduction.h"
-#include "lower/mutator.h"
 #include "lower/schedule_loops.h"
 
 namespace ekb::lir {

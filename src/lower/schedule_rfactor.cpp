@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/schedule_loops.h"
 
 namespace ekb::lir {

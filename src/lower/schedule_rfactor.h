@@ -14,7 +14,7 @@
 #pragma once
 #include <string>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 #include "lower/schedule_loops.h"
 #include "lower/schedule_reorder.h"
-#include "lower/simplify.h"
 
 namespace ekb::lir {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

@@ -5,8 +5,8 @@
 #include <numeric>
 #include <optional>
 
-#include "lower/mutator.h"
-#include "lower/simplify.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 
 namespace ekb::lir {
 

@@ -6,7 +6,7 @@
 // the stores are float4s too where they are consecutive and aligned the same way, else each of the
 // four elements is stored at its own index. Stmt::CooperativeCopy records the choice.
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 

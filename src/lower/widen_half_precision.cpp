@@ -2,15 +2,13 @@
 
 #include <set>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 
-bool is_half(ScalarType t) { return t == ScalarType::F16 || t == ScalarType::BF16; }
-
 namespace {
 
-ScalarType widened(ScalarType t) { return is_half(t) ? ScalarType::F32 : t; }
+ScalarType widened(ScalarType t) { return ir::is_half(t) ? ScalarType::F32 : t; }
 
 class HalfWidener : public Mutator {
  public:
@@ -21,7 +19,7 @@ class HalfWidener : public Mutator {
     ExprP m = mutate_children(e);
     switch (m->kind) {
       case ExprKind::Load:
-        if (!is_half(m->type)) return m;
+        if (!ir::is_half(m->type)) return m;
         if (f_.buffer(m->name)->type == ScalarType::F32) {  // a temp now kept in f32
           auto n = std::make_shared<Expr>(*m);
           n->type = ScalarType::F32;
@@ -36,7 +34,7 @@ class HalfWidener : public Mutator {
         return cast(to, v, m->saturate);
       }
       default:
-        if (!is_half(m->type)) return m;
+        if (!ir::is_half(m->type)) return m;
         auto n = std::make_shared<Expr>(*m);
         n->type = ScalarType::F32;
         return n;
@@ -48,13 +46,13 @@ class HalfWidener : public Mutator {
     switch (m->kind) {
       case StmtKind::Store: {
         const Buffer* b = f_.buffer(m->name);
-        if (!b || !is_half(b->type)) return m;
+        if (!b || !ir::is_half(b->type)) return m;
         auto n = std::make_shared<Stmt>(*m);
         n->value = cast(b->type, m->value);
         return n;
       }
       case StmtKind::Allocate:
-        if (!is_half(m->type) || f_.buffer(m->name)->type != ScalarType::F32) return m;
+        if (!ir::is_half(m->type) || f_.buffer(m->name)->type != ScalarType::F32) return m;
         {
           auto n = std::make_shared<Stmt>(*m);
           n->type = ScalarType::F32;
@@ -63,7 +61,7 @@ class HalfWidener : public Mutator {
       case StmtKind::LetStmt:
       case StmtKind::DeclareVar:
       case StmtKind::Assign:
-        if (!is_half(m->type)) return m;
+        if (!ir::is_half(m->type)) return m;
         {
           auto n = std::make_shared<Stmt>(*m);
           n->type = ScalarType::F32;
@@ -109,7 +107,7 @@ void shadow_read_half_outputs(Func& f) {
   for_each_expr(*f.body, [&](const Expr& e) {
     if (e.kind != ExprKind::Load) return;
     const Buffer* b = f.buffer(e.name);
-    if (b && b->role == BufferRole::Output && is_half(b->type)) read.insert(e.name);
+    if (b && b->role == BufferRole::Output && ir::is_half(b->type)) read.insert(e.name);
   });
   for (const std::string& name : read) {
     Buffer out = *f.buffer(name);
@@ -131,7 +129,7 @@ void shadow_read_half_outputs(Func& f) {
 void widen_half_precision(Func& f, bool keep_half_temps) {
   if (!keep_half_temps) {
     for (Buffer& b : f.buffers)
-      if (b.role == BufferRole::Temp && is_half(b.type)) b.type = ScalarType::F32;
+      if (b.role == BufferRole::Temp && ir::is_half(b.type)) b.type = ScalarType::F32;
     shadow_read_half_outputs(f);
   }
   HalfWidener w(f);

@@ -11,12 +11,10 @@
 // image coordinate above 256 has no fractional bits left; f16 attention scores lose ~0.4% in exp; a
 // residual stream rounded after every layer drifts). The ABI leaves intermediates to the kernel.
 #pragma once
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 
 void widen_half_precision(Func& f, bool keep_half_temps = false);
-
-bool is_half(ScalarType t);  // f16 or bf16
 
 }  // namespace ekb::lir

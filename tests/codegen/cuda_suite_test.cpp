@@ -10,8 +10,9 @@
 
 #include "codegen/cuda_emitter.h"
 #include "codegen/signature.h"
-#include "suite/suite.h"
 #include "cuda_compile_util.h"
+#include "lower/lower.h"
+#include "suite/suite.h"
 #include "suite_params.h"
 
 namespace ekb::codegen {
@@ -23,7 +24,7 @@ TEST_P(CudaSuite, DefaultLoweringCompilesForSm90) {
   auto w = testing::embedded_suite().find_workload(GetParam());
   ASSERT_TRUE(w.has_value());
   ir::Instance inst = suite::bind_workload(*w);
-  std::string source = emit_cuda_source(inst);
+  std::string source = emit_cuda_source(lir::lower(inst, lir::lower_options_for(ir::Target::Cuda)));
   std::string abi = kernel_signature(inst, Target::Cuda);
   abi.pop_back();  // ';'
   if (source.find("ekb_scratch_bytes") != std::string::npos)

@@ -19,6 +19,7 @@
 #include "codegen/opencl_emitter.h"
 #include "eval/eval_test_util.h"
 #include "eval/solution_set.h"
+#include "lower/lower.h"
 #include "lower/schedule_loops.h"
 #include "runtime/opencl_backend.h"
 #include "test_paths.h"
@@ -126,7 +127,7 @@ TEST(GpuScheduleProperty, RandomSchedulesAreRefusedOrCorrectOnAnOpenCLDevice) {
     auto loaded = ir::testing::load(text);
     ASSERT_TRUE(loaded.inst) << loaded.diags << "\n" << text;
     try {
-      lir::lower(*loaded.inst, opencl_lower_options());
+      lir::lower(*loaded.inst, lir::lower_options_for(ir::Target::OpenCL));
     } catch (const lir::ScheduleError& e) {
       ++refused;  // refused, saying why: fine
       const std::string message = e.what();

@@ -15,6 +15,7 @@
 #include "codegen/signature.h"
 #include "ir/inputs.h"
 #include "ir/interpreter.h"
+#include "lower/lower.h"
 #include "native_test_util.h"
 #include "suite/suite.h"
 #include "suite_params.h"
@@ -30,7 +31,7 @@ TEST_P(NativeSuite, DefaultLoweringMatchesReference) {
   auto w = testing::embedded_suite().find_workload(GetParam());
   ASSERT_TRUE(w.has_value());
   ir::Instance inst = suite::bind_workload(*w);
-  std::string source = emit_c_source(inst);
+  std::string source = emit_c_source(lir::lower(inst));
   // The entry point is exactly the ABI's (plus the scratch argument when temps need it).
   std::string abi = kernel_signature(inst, Target::Cpu);
   abi.pop_back();  // ';'

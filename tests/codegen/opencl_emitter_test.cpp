@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/opencl_emitter.h"
+#include "lower/lower.h"
 #include "runtime/opencl_launch.h"
 #include "suite_params.h"
 
@@ -20,7 +21,7 @@ Emitted emitted(const std::string& workload) {
   auto w = testing::embedded_suite().find_workload(workload);
   if (!w) throw std::runtime_error("no workload " + workload);
   Emitted e{suite::bind_workload(*w), ""};
-  e.source = emit_opencl_source(e.inst);
+  e.source = emit_opencl_source(lir::lower(e.inst, lir::lower_options_for(ir::Target::OpenCL)));
   return e;
 }
 

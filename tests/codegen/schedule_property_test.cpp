@@ -15,6 +15,7 @@
 #include "../lower/schedule_test_util.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "lower/lower.h"
 #include "suite/suite.h"
 
 namespace ekb::codegen {
@@ -238,7 +239,7 @@ TEST(ScheduleProperty, RandomLegalSchedulesMatchTheReference) {
       std::string text;
       for (const auto& d : kept) text += d + "\n";
       CEmitOptions names{"ekb_s" + std::to_string(n), "ekb_scratch_s" + std::to_string(n)};
-      sources.push_back(emit_c_source(*current.inst, names));
+      sources.push_back(emit_c_source(lir::lower(*current.inst), names));
       texts.push_back(text);
       batch.push_back(std::move(current));
     }

@@ -9,10 +9,11 @@
 #include <regex>
 #include <sstream>
 
+#include "../ir/ir_test_util.h"
 #include "codegen/c_emitter.h"
 #include "ir/printer.h"
+#include "lower/lower.h"
 #include "suite/suite.h"
-#include "../ir/ir_test_util.h"
 #include "test_paths.h"
 
 namespace ekb::codegen {
@@ -30,7 +31,7 @@ std::string scheduled_gemm_source(const std::string& memory = "") {
                      "  unroll(C, ji, 4)\n  unroll(C, ii, 4)\n}\n" + memory;
   auto l = ir::testing::load(text);
   EXPECT_TRUE(l.inst) << l.diags;
-  return l.inst ? emit_c_source(*l.inst) : "";
+  return l.inst ? emit_c_source(lir::lower(*l.inst)) : "";
 }
 
 std::string assembly_of(const std::string& source) {

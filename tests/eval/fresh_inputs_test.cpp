@@ -111,16 +111,16 @@ TEST(FreshInputs, UniformInputsStayUniform) {
 
 TEST(Timing, TheMedianIntervalHoldsTheMedianAndNarrowsWithMoreValues) {
   std::vector<double> few = {1.0, 1.1, 0.9, 1.05, 0.95, 1.2, 0.8, 1.0, 1.02, 0.98};
-  Interval a = median_interval(few);
+  ConfidenceInterval a = median_interval(few);
   EXPECT_LE(a.low, a.estimate);
   EXPECT_GE(a.high, a.estimate);
   std::vector<double> many;
   for (int r = 0; r < 40; ++r) many.insert(many.end(), few.begin(), few.end());
-  Interval b = median_interval(many);
+  ConfidenceInterval b = median_interval(many);
   EXPECT_DOUBLE_EQ(b.estimate, a.estimate);
   EXPECT_LT(relative_half_width(b), relative_half_width(a));
   EXPECT_EQ(relative_half_width(median_interval({})), 1);
-  Interval tiny = median_interval({2.0, 1.0, 3.0});  // below 6 values: the whole sample
+  ConfidenceInterval tiny = median_interval({2.0, 1.0, 3.0});  // below 6 values: the whole sample
   EXPECT_EQ(tiny.low, 1.0);
   EXPECT_EQ(tiny.high, 3.0);
 }

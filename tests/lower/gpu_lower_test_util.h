@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "lir/mutator.h"
 #include "lower/lower.h"
-#include "lower/mutator.h"
 
 namespace ekb::lir::testing {
 
@@ -25,24 +25,15 @@ inline const char* const kGpuStages = R"(
   c[i] = cast(i32, i) + 1
 )";
 
-// Like codegen::cuda_lower_options (the tests of lower/ stand below codegen).
+// The native lowering for cuda / opencl, stopped after the pass `stop`.
 inline LowerOptions cuda_like_options(const std::string& stop) {
-  LowerOptions o;
-  o.target = ir::Target::Cuda;
-  o.storage.max_stack_bytes = 0;
-  o.gpu.emplace();
-  o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::F64, ScalarType::I32, ScalarType::I64, ScalarType::Index};
+  LowerOptions o = lower_options_for(ir::Target::Cuda);
   o.stop_after = stop;
   return o;
 }
-
-// Like codegen::opencl_lower_options.
 inline LowerOptions opencl_like_options(const std::string& stop) {
-  LowerOptions o = cuda_like_options(stop);
-  o.target = ir::Target::OpenCL;
-  o.gpu->launch_description = true;
-  o.gpu->warp_shuffle_types = {ScalarType::F32, ScalarType::I32};
-  o.gpu->warp_shuffles_conditional = true;
+  LowerOptions o = lower_options_for(ir::Target::OpenCL);
+  o.stop_after = stop;
   return o;
 }
 

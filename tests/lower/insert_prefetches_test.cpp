@@ -2,7 +2,7 @@
 // opening each iteration of the loop, one per cache line to fetch.
 #include <gtest/gtest.h>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/schedule_loops.h"
 #include "lower_test_util.h"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
 #include "schedule_test_util.h"

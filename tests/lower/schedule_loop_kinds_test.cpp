@@ -133,7 +133,7 @@ TEST(ScheduleLoopKinds, VectorizeSplitsByTheWidthAndPeelsTheRest) {
 TEST(ScheduleLoopKinds, VectorizedLoopIsPackedSimdInTheAssembly) {
   auto l = ir::testing::load(with_schedule(kAxpy, "R = 4, C = 64", "vectorize(y, j, 8)"));
   ASSERT_TRUE(l.inst) << l.diags;
-  std::string source = codegen::emit_c_source(*l.inst);
+  std::string source = codegen::emit_c_source(lir::lower(*l.inst));
   ASSERT_NE(source.find("8 lanes at once"), std::string::npos) << source;
   std::string c = ekb::testing::private_temp_path("ekb_vectorize", ".c");
   std::string s = ekb::testing::private_temp_path("ekb_vectorize", ".s");

@@ -48,7 +48,7 @@ inline std::string schedule_error(const std::string& text) {
 // Compiles instance's scheduled C and compares it with the reference on seeded inputs: "" when
 // every output matches, else the first difference and the source.
 inline std::string matches_reference(const ir::Instance& inst, uint64_t seed = 1) {
-  std::string source = codegen::emit_c_source(inst);
+  std::string source = codegen::emit_c_source(lir::lower(inst));
   codegen::testing::NativeKernel kernel(source, kScheduledFlags);
   auto inputs = ir::generate_inputs(inst, seed);
   std::string diff = codegen::testing::compare_outputs(inst, codegen::testing::run_native(kernel, inst, inputs),

@@ -1,9 +1,9 @@
-// The loop-IR well-formedness check (lower/verify_lir.h) that EKB_VERIFY_LIR=1 runs after every
+// The loop-IR well-formedness check (lir/verify_lir.h) that EKB_VERIFY_LIR=1 runs after every
 // pass: what it refuses, and that the pipeline passes it for default and scheduled lowerings.
 #include <gtest/gtest.h>
 
-#include "lower/verify_lir.h"
-#include "schedule_test_util.h"
+#include "lir/verify_lir.h"
+#include "lower/schedule_test_util.h"
 
 namespace ekb::lir {
 namespace {

@@ -1,4 +1,4 @@
-#include "ir/interval.h"
+#include "ir/real_interval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,13 +17,13 @@ double mul_end(double a, double b) {
   return a * b;
 }
 
-Interval from_corners(double a, double b, double c, double d) {
-  if (std::isnan(a) || std::isnan(b) || std::isnan(c) || std::isnan(d)) return Interval::full();
+RealInterval from_corners(double a, double b, double c, double d) {
+  if (std::isnan(a) || std::isnan(b) || std::isnan(c) || std::isnan(d)) return RealInterval::full();
   return {std::min({a, b, c, d}), std::max({a, b, c, d})};
 }
 
 // Real quotient bounds for a divisor interval that excludes zero.
-Interval quotient(Interval a, Interval b) {
+RealInterval quotient(RealInterval a, RealInterval b) {
   return from_corners(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi);
 }
 
@@ -35,49 +35,49 @@ double ones_cover(double v) {
 }
 }  // namespace
 
-Interval Interval::full() { return {-kInf, kInf}; }
+RealInterval RealInterval::full() { return {-kInf, kInf}; }
 
-Interval Interval::of_type(ScalarType t) {
+RealInterval RealInterval::of_type(ScalarType t) {
   if (is_float(t)) return full();
   return {static_cast<double>(int_min(t)), static_cast<double>(int_max(t))};
 }
 
-Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
-Interval intersect(Interval a, Interval b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)}; }
+RealInterval hull(RealInterval a, RealInterval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
+RealInterval intersect(RealInterval a, RealInterval b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)}; }
 
-Interval neg(Interval a) { return {-a.hi, -a.lo}; }
+RealInterval neg(RealInterval a) { return {-a.hi, -a.lo}; }
 
-Interval add(Interval a, Interval b) { return fix_nan({a.lo + b.lo, a.hi + b.hi}); }
-Interval sub(Interval a, Interval b) { return fix_nan({a.lo - b.hi, a.hi - b.lo}); }
+RealInterval add(RealInterval a, RealInterval b) { return fix_nan({a.lo + b.lo, a.hi + b.hi}); }
+RealInterval sub(RealInterval a, RealInterval b) { return fix_nan({a.lo - b.hi, a.hi - b.lo}); }
 
-Interval mul(Interval a, Interval b) {
+RealInterval mul(RealInterval a, RealInterval b) {
   return from_corners(mul_end(a.lo, b.lo), mul_end(a.lo, b.hi), mul_end(a.hi, b.lo),
                       mul_end(a.hi, b.hi));
 }
 
-Interval div_real(Interval a, Interval b) {
-  if (b.lo <= 0 && b.hi >= 0) return Interval::full();
+RealInterval div_real(RealInterval a, RealInterval b) {
+  if (b.lo <= 0 && b.hi >= 0) return RealInterval::full();
   return quotient(a, b);
 }
 
-Interval div_floor(Interval a, Interval b) {
+RealInterval div_floor(RealInterval a, RealInterval b) {
   // Integer divisors are at least 1 away from zero; a zero divisor is an error in the reference,
   // so it contributes no value.
   bool have = false;
-  Interval out{};
-  auto part = [&](Interval d) {
+  RealInterval out{};
+  auto part = [&](RealInterval d) {
     if (d.lo > d.hi) return;
-    Interval q = quotient(a, d);
+    RealInterval q = quotient(a, d);
     q = {std::floor(q.lo), std::floor(q.hi)};
     out = have ? hull(out, q) : q;
     have = true;
   };
   part({std::max(b.lo, 1.0), b.hi});
   part({b.lo, std::min(b.hi, -1.0)});
-  return have ? fix_nan(out) : Interval::full();
+  return have ? fix_nan(out) : RealInterval::full();
 }
 
-Interval mod_floor(Interval a, Interval b) {
+RealInterval mod_floor(RealInterval a, RealInterval b) {
   if (b.lo >= 1) {
     if (a.lo >= 0 && a.hi < b.lo) return a;  // already reduced
     return {0, b.hi - 1};
@@ -89,56 +89,56 @@ Interval mod_floor(Interval a, Interval b) {
   return fix_nan({std::min(0.0, b.lo + 1), std::max(0.0, b.hi - 1)});
 }
 
-Interval shl(Interval a, Interval b) {
-  if (b.lo < 0 || b.hi > 63) return Interval::full();
+RealInterval shl(RealInterval a, RealInterval b) {
+  if (b.lo < 0 || b.hi > 63) return RealInterval::full();
   // a * 2^n is monotone in a for fixed n and in n for fixed a: the corners bound it.
   double p = std::ldexp(1.0, static_cast<int>(b.lo)), q = std::ldexp(1.0, static_cast<int>(b.hi));
   return from_corners(mul_end(a.lo, p), mul_end(a.lo, q), mul_end(a.hi, p), mul_end(a.hi, q));
 }
 
-Interval shr(Interval a, Interval b) {
-  if (b.lo < 0 || b.hi > 63) return Interval::full();
+RealInterval shr(RealInterval a, RealInterval b) {
+  if (b.lo < 0 || b.hi > 63) return RealInterval::full();
   double p = std::ldexp(1.0, static_cast<int>(b.lo)), q = std::ldexp(1.0, static_cast<int>(b.hi));
   return from_corners(std::floor(a.lo / p), std::floor(a.lo / q), std::floor(a.hi / p),
                       std::floor(a.hi / q));
 }
 
-Interval bit_and(Interval a, Interval b, ScalarType t) {
+RealInterval bit_and(RealInterval a, RealInterval b, ScalarType t) {
   // A non-negative operand bounds the result to [0, it].
   if (a.lo >= 0 && b.lo >= 0) return {0, std::min(a.hi, b.hi)};
   if (a.lo >= 0) return {0, a.hi};
   if (b.lo >= 0) return {0, b.hi};
-  return Interval::of_type(t);
+  return RealInterval::of_type(t);
 }
 
-Interval bit_or(Interval a, Interval b, ScalarType t) {
+RealInterval bit_or(RealInterval a, RealInterval b, ScalarType t) {
   if (a.lo >= 0 && b.lo >= 0) return {0, ones_cover(std::max(a.hi, b.hi))};
-  return Interval::of_type(t);
+  return RealInterval::of_type(t);
 }
 
-Interval min_iv(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)}; }
-Interval max_iv(Interval a, Interval b) { return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)}; }
+RealInterval min_iv(RealInterval a, RealInterval b) { return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)}; }
+RealInterval max_iv(RealInterval a, RealInterval b) { return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)}; }
 
-Interval abs_iv(Interval a) {
+RealInterval abs_iv(RealInterval a) {
   if (a.lo >= 0) return a;
   if (a.hi <= 0) return neg(a);
   return {0, std::max(-a.lo, a.hi)};
 }
 
-Interval fix_nan(Interval a) {
-  if (std::isnan(a.lo) || std::isnan(a.hi)) return Interval::full();
+RealInterval fix_nan(RealInterval a) {
+  if (std::isnan(a.lo) || std::isnan(a.hi)) return RealInterval::full();
   return a;
 }
 
-Interval wrap_to(Interval a, ScalarType t) {
+RealInterval wrap_to(RealInterval a, ScalarType t) {
   if (is_float(t)) return a;
-  Interval r = Interval::of_type(t);
+  RealInterval r = RealInterval::of_type(t);
   return a.within(r.lo, r.hi) ? a : r;
 }
 
-Interval saturate_to(Interval a, ScalarType t) {
+RealInterval saturate_to(RealInterval a, ScalarType t) {
   if (is_float(t)) return a;
-  Interval r = Interval::of_type(t);
+  RealInterval r = RealInterval::of_type(t);
   a = fix_nan({std::trunc(a.lo), std::trunc(a.hi)});
   // A float source may be NaN, which converts to 0.
   return {std::clamp(a.lo, r.lo, r.hi), std::clamp(a.hi, r.lo, r.hi)};
@@ -157,7 +157,7 @@ std::string format_bound(double v) {
   return buf;
 }
 
-std::string format_interval(Interval a) {
+std::string format_interval(RealInterval a) {
   return "[" + format_bound(a.lo) + ", " + format_bound(a.hi) + "]";
 }
 

@@ -1,4 +1,4 @@
-#include "lower/verify_lir.h"
+#include "lir/verify_lir.h"
 
 #include <map>
 #include <vector>

@@ -14,8 +14,8 @@
 #include <map>
 #include <string>
 
-#include "lower/interval.h"
-#include "lower/loop_ir.h"
+#include "lir/int_interval.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 
@@ -23,9 +23,9 @@ void simplify(Func& f);
 // Without knowledge of the enclosing loops (variables have their type's range).
 ExprP simplify(const ExprP& e);
 // With the ranges of the variables in `known` (those of the loops around e).
-ExprP simplify(const ExprP& e, const std::map<std::string, Interval>& known);
+ExprP simplify(const ExprP& e, const std::map<std::string, IntInterval>& known);
 // The values an integer expression can take, given those of the variables in `known`.
-Interval value_range(const ExprP& e, const std::map<std::string, Interval>& known);
+IntInterval value_range(const ExprP& e, const std::map<std::string, IntInterval>& known);
 StmtP simplify(const StmtP& s);
 
 }  // namespace ekb::lir

@@ -1,11 +1,11 @@
 // The loop IR's constructors, structural equality, traversal helpers and printer.
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 namespace {

@@ -1,4 +1,4 @@
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 

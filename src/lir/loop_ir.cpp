@@ -1,7 +1,8 @@
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 namespace ekb::lir {
@@ -51,6 +52,22 @@ ExprP unary(UnOp op, ExprP a) {
 }
 
 bool is_comparison(BinOp op) { return op >= BinOp::Eq && op <= BinOp::Ge; }
+
+ExprP combine_identity(BinOp op, ScalarType t) {
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case BinOp::Add:
+      return ir::is_float(t) ? float_imm(t, 0) : int_imm(t, 0);
+    case BinOp::Mul:
+      return ir::is_float(t) ? float_imm(t, 1) : int_imm(t, 1);
+    case BinOp::Max:
+      return ir::is_float(t) ? float_imm(t, -inf) : int_imm(t, ir::int_min(t));
+    case BinOp::Min:
+      return ir::is_float(t) ? float_imm(t, inf) : int_imm(t, ir::int_max(t));
+    default:
+      throw std::logic_error("combine_identity: not a reduction operator");
+  }
+}
 
 ExprP binary(BinOp op, ExprP a, ExprP b) {
   bool to_bool = is_comparison(op) || op == BinOp::And || op == BinOp::Or;

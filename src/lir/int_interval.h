@@ -11,28 +11,28 @@ namespace ekb::lir {
 
 using i128 = __int128;
 
-struct Interval {
+struct IntInterval {
   int64_t lo = INT64_MIN, hi = INT64_MAX;
 
-  static Interval of_type(ir::ScalarType t);  // the type's whole range; bool is [0, 1]
-  static Interval point(int64_t v) { return {v, v}; }
+  static IntInterval of_type(ir::ScalarType t);  // the type's whole range; bool is [0, 1]
+  static IntInterval point(int64_t v) { return {v, v}; }
   bool is_point() const { return lo == hi; }
-  bool within(const Interval& o) const { return o.lo <= lo && hi <= o.hi; }
+  bool within(const IntInterval& o) const { return o.lo <= lo && hi <= o.hi; }
   bool nonnegative() const { return lo >= 0; }
 };
 
-Interval hull(const Interval& a, const Interval& b);
+IntInterval hull(const IntInterval& a, const IntInterval& b);
 // [lo, hi] when it fits in type t, nullopt otherwise (the operation may wrap).
-std::optional<Interval> fit(i128 lo, i128 hi, ir::ScalarType t);
+std::optional<IntInterval> fit(i128 lo, i128 hi, ir::ScalarType t);
 
 // Exact results of interval arithmetic (before wrapping).
 struct Wide {
   i128 lo, hi;
 };
-Wide add(const Interval& a, const Interval& b);
-Wide sub(const Interval& a, const Interval& b);
-Wide mul(const Interval& a, const Interval& b);
-Wide neg(const Interval& a);
+Wide add(const IntInterval& a, const IntInterval& b);
+Wide sub(const IntInterval& a, const IntInterval& b);
+Wide mul(const IntInterval& a, const IntInterval& b);
+Wide neg(const IntInterval& a);
 
 // Floor division and floor modulo of exact integers (b != 0).
 i128 floor_div(i128 a, i128 b);

@@ -1,13 +1,13 @@
 // simplify: folding with the IR's exact semantics, algebraic identities, bounds from loop ranges
 // deciding checks and clamps, cheap division, no_wrap marking, trivial loops and lets.
-#include "lower/simplify.h"
+#include "lir/simplify.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "lower/mutator.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 namespace {

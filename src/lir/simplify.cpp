@@ -1,4 +1,4 @@
-#include "lower/simplify.h"
+#include "lir/simplify.h"
 
 #include <cmath>
 #include <limits>
@@ -8,8 +8,8 @@
 
 #include "ir/quant.h"
 #include "ir/tensor_data.h"
-#include "lower/interval.h"
-#include "lower/mutator.h"
+#include "lir/int_interval.h"
+#include "lir/mutator.h"
 
 namespace ekb::lir {
 
@@ -90,13 +90,13 @@ std::optional<double> fold_float_call(Intrinsic f, const std::vector<double>& x)
 // A simplified expression and, for integer and bool expressions, the range of its values.
 struct R {
   ExprP e;
-  Interval b;
+  IntInterval b;
 };
 
 class Simplifier {
  public:
   Simplifier() = default;
-  explicit Simplifier(std::map<std::string, Interval> known) : bounds_(std::move(known)) {}
+  explicit Simplifier(std::map<std::string, IntInterval> known) : bounds_(std::move(known)) {}
 
   // ---------------------------------------------------------------- statements
   StmtP stmt(const StmtP& s) {
@@ -229,12 +229,12 @@ class Simplifier {
     return found;
   }
 
-  static R leaf(ExprP e) { return {e, Interval::of_type(e->type)}; }
+  static R leaf(ExprP e) { return {e, IntInterval::of_type(e->type)}; }
 
   R expr_raw(const ExprP& e) {
     switch (e->kind) {
       case ExprKind::IntImm:
-        return {e, Interval::point(e->int_value)};
+        return {e, IntInterval::point(e->int_value)};
       case ExprKind::FloatImm:
         return leaf(e);
       case ExprKind::Var: {
@@ -280,7 +280,7 @@ class Simplifier {
   // ---- unary
   R unary_expr(const Expr& e, R a) {
     if (e.un_op == UnOp::Not) {
-      if (a.b.is_point()) return {bool_imm(!a.b.lo), Interval::point(!a.b.lo)};
+      if (a.b.is_point()) return {bool_imm(!a.b.lo), IntInterval::point(!a.b.lo)};
       if (a.e->kind == ExprKind::Unary && a.e->un_op == UnOp::Not) return expr(a.e->args[0]);
       return {unary(UnOp::Not, a.e), {0, 1}};
     }
@@ -301,7 +301,7 @@ class Simplifier {
       return {n, *b};
     }
     n->no_wrap = false;
-    return {n, Interval::of_type(n->type)};
+    return {n, IntInterval::of_type(n->type)};
   }
 
   // ---- binary: rewrites, folding, bounds
@@ -309,14 +309,14 @@ class Simplifier {
     ScalarType ot = a.e->type;  // operand type
     if (ir::is_float(ot)) return float_binary(op, a, b);
     ScalarType t = (is_comparison(op) || op == BinOp::And || op == BinOp::Or) ? ScalarType::Bool : ot;
-    const Interval& A = a.b;
-    const Interval& B = b.b;
+    const IntInterval& A = a.b;
+    const IntInterval& B = b.b;
     auto konst = [](const R& x) { return x.e->kind == ExprKind::IntImm; };
     auto c_of = [](const R& x) { return x.e->int_value; };
     auto imm = [&](int64_t v) {
-      return R{int_imm(t, ir::wrap_int(t, v)), Interval::point(ir::wrap_int(t, v))};
+      return R{int_imm(t, ir::wrap_int(t, v)), IntInterval::point(ir::wrap_int(t, v))};
     };
-    auto plain = [&](Interval bounds) { return R{binary(op, a.e, b.e), bounds}; };
+    auto plain = [&](IntInterval bounds) { return R{binary(op, a.e, b.e), bounds}; };
 
     switch (op) {
       case BinOp::Add: {
@@ -381,8 +381,8 @@ class Simplifier {
         if (A.hi <= B.lo) return is_min ? a : b;
         if (B.hi <= A.lo) return is_min ? b : a;
         if (equal(a.e, b.e)) return a;
-        Interval r = is_min ? Interval{std::min(A.lo, B.lo), std::min(A.hi, B.hi)}
-                            : Interval{std::max(A.lo, B.lo), std::max(A.hi, B.hi)};
+        IntInterval r = is_min ? IntInterval{std::min(A.lo, B.lo), std::min(A.hi, B.hi)}
+                            : IntInterval{std::max(A.lo, B.lo), std::max(A.hi, B.hi)};
         return plain(r);
       }
       case BinOp::Eq:
@@ -393,7 +393,7 @@ class Simplifier {
       case BinOp::Ge: {
         std::optional<bool> v = compare(op, A, B);
         if (!v && equal(a.e, b.e)) v = op == BinOp::Eq || op == BinOp::Le || op == BinOp::Ge;
-        if (v) return {bool_imm(*v), Interval::point(*v)};
+        if (v) return {bool_imm(*v), IntInterval::point(*v)};
         return plain({0, 1});
       }
       case BinOp::And:
@@ -412,7 +412,7 @@ class Simplifier {
           int64_t x = c_of(a), y = c_of(b);
           return imm(op == BinOp::BitAnd ? (x & y) : op == BinOp::BitOr ? (x | y) : (x ^ y));
         }
-        Interval r = Interval::of_type(t);
+        IntInterval r = IntInterval::of_type(t);
         if (op == BinOp::BitAnd && (A.nonnegative() || B.nonnegative()))
           r = {0, A.nonnegative() && B.nonnegative() ? std::min(A.hi, B.hi) : A.nonnegative() ? A.hi : B.hi};
         else if (A.nonnegative() && B.nonnegative()) {
@@ -420,13 +420,13 @@ class Simplifier {
           int64_t p = 1;
           while (p <= m && p < (int64_t{1} << 62)) p <<= 1;
           r = {0, p <= m ? INT64_MAX : p - 1};
-          if (!r.within(Interval::of_type(t))) r = Interval::of_type(t);
+          if (!r.within(IntInterval::of_type(t))) r = IntInterval::of_type(t);
         }
         return plain(r);
       }
       case BinOp::Shl:
       case BinOp::Shr: {
-        if (!konst(b) || c_of(b) < 0 || c_of(b) > 63) return plain(Interval::of_type(t));
+        if (!konst(b) || c_of(b) < 0 || c_of(b) > 63) return plain(IntInterval::of_type(t));
         int k = static_cast<int>(c_of(b));
         if (k == 0) return a;
         if (op == BinOp::Shr) {
@@ -435,20 +435,20 @@ class Simplifier {
         }
         if (konst(a)) return imm(static_cast<int64_t>(uint64_t(c_of(a)) << k));
         if (k <= 62) {
-          Wide w = mul(A, Interval::point(int64_t{1} << k));
+          Wide w = mul(A, IntInterval::point(int64_t{1} << k));
           if (auto r = fit(w.lo, w.hi, t)) return plain(*r);
         }
-        return plain(Interval::of_type(t));
+        return plain(IntInterval::of_type(t));
       }
     }
-    return plain(Interval::of_type(t));
+    return plain(IntInterval::of_type(t));
   }
 
   static bool is_add_const(const ExprP& e) {
     return e->kind == ExprKind::Binary && e->bin_op == BinOp::Add && e->args[1]->kind == ExprKind::IntImm;
   }
 
-  static std::optional<bool> compare(BinOp op, const Interval& A, const Interval& B) {
+  static std::optional<bool> compare(BinOp op, const IntInterval& A, const IntInterval& B) {
     switch (op) {
       case BinOp::Lt:
         if (A.hi < B.lo) return true;
@@ -476,10 +476,10 @@ class Simplifier {
   }
 
   R division(BinOp op, R a, R b, ScalarType t) {
-    const Interval &A = a.b, &B = b.b;
+    const IntInterval &A = a.b, &B = b.b;
     auto imm = [&](i128 v) {
       int64_t w = ir::wrap_int(t, static_cast<int64_t>(v));
-      return R{int_imm(t, w), Interval::point(w)};
+      return R{int_imm(t, w), IntInterval::point(w)};
     };
     bool floor = op == BinOp::Div;
     if (B.is_point() && B.lo == 1) return a;
@@ -489,7 +489,7 @@ class Simplifier {
       if (c > 0) {
         i128 lo = floor ? floor_div(A.lo, c) : i128(A.lo) / c;
         i128 hi = floor ? floor_div(A.hi, c) : i128(A.hi) / c;
-        Interval r{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+        IntInterval r{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
         // Floor division by 2^k is an arithmetic shift; by anything else of a non-negative value,
         // C's division.
         if (floor && is_power_of_two(c)) return {binary(BinOp::Shr, a.e, int_imm(t, log2_of(c))), r};
@@ -498,32 +498,32 @@ class Simplifier {
       }
     }
     if (A.nonnegative() && B.lo > 0) {
-      Interval r{A.lo / B.hi, A.hi / B.lo};
+      IntInterval r{A.lo / B.hi, A.hi / B.lo};
       return {binary(BinOp::TruncDiv, a.e, b.e), r};
     }
-    return {binary(op, a.e, b.e), Interval::of_type(t)};
+    return {binary(op, a.e, b.e), IntInterval::of_type(t)};
   }
 
   R modulo(BinOp op, R a, R b, ScalarType t) {
-    const Interval &A = a.b, &B = b.b;
+    const IntInterval &A = a.b, &B = b.b;
     bool floor = op == BinOp::Mod;
-    if (B.is_point() && (B.lo == 1 || B.lo == -1)) return {int_imm(t, 0), Interval::point(0)};
+    if (B.is_point() && (B.lo == 1 || B.lo == -1)) return {int_imm(t, 0), IntInterval::point(0)};
     if (B.is_point() && B.lo != 0) {
       int64_t c = B.lo;
       if (A.is_point()) {
         int64_t v = static_cast<int64_t>(floor ? floor_mod(A.lo, c) : i128(A.lo) % c);
-        return {int_imm(t, v), Interval::point(v)};
+        return {int_imm(t, v), IntInterval::point(v)};
       }
       if (c > 0) {
         if (A.nonnegative() && A.hi < c) return a;
-        Interval r{0, A.nonnegative() ? std::min(A.hi, c - 1) : c - 1};
+        IntInterval r{0, A.nonnegative() ? std::min(A.hi, c - 1) : c - 1};
         if (floor && is_power_of_two(c)) return {binary(BinOp::BitAnd, a.e, int_imm(t, c - 1)), r};
         if (A.nonnegative()) return {binary(BinOp::TruncMod, a.e, b.e), r};
-        return {binary(op, a.e, b.e), floor ? r : Interval{-(c - 1), c - 1}};
+        return {binary(op, a.e, b.e), floor ? r : IntInterval{-(c - 1), c - 1}};
       }
     }
-    if (A.nonnegative() && B.lo > 0) return {binary(BinOp::TruncMod, a.e, b.e), Interval{0, B.hi - 1}};
-    return {binary(op, a.e, b.e), Interval::of_type(t)};
+    if (A.nonnegative() && B.lo > 0) return {binary(BinOp::TruncMod, a.e, b.e), IntInterval{0, B.hi - 1}};
+    return {binary(op, a.e, b.e), IntInterval::of_type(t)};
   }
 
   R float_binary(BinOp op, R a, R b) {
@@ -532,7 +532,7 @@ class Simplifier {
     if (ka && kb) {
       double x = a.e->float_value, y = b.e->float_value;
       auto f = [&](double v) { return leaf(float_imm(t, ir::round_to_type(t, v))); };
-      auto boolean = [](bool v) { return R{bool_imm(v), Interval::point(v)}; };
+      auto boolean = [](bool v) { return R{bool_imm(v), IntInterval::point(v)}; };
       switch (op) {
         case BinOp::Add:
           return f(x + y);
@@ -584,17 +584,17 @@ class Simplifier {
     ScalarType t = e.type;
     switch (e.intrinsic) {
       case Intrinsic::MirrorIndex: {
-        Interval n = args[1].b;
+        IntInterval n = args[1].b;
         if (n.is_point() && args[0].b.within({0, n.lo - 1})) return args[0];
         return {call(e.intrinsic, t, xs), {0, std::max<int64_t>(n.hi - 1, 0)}};
       }
       case Intrinsic::Abs:
         if (!ir::is_float(t)) {
-          const Interval& A = args[0].b;
+          const IntInterval& A = args[0].b;
           if (A.nonnegative()) return args[0];
           i128 m = std::max(-i128(A.lo), i128(A.hi));
           auto r = fit(A.hi < 0 ? -i128(A.hi) : 0, m, t);
-          return {call(e.intrinsic, t, xs), r ? *r : Interval::of_type(t)};
+          return {call(e.intrinsic, t, xs), r ? *r : IntInterval::of_type(t)};
         }
         break;
       case Intrinsic::Rdmulh:
@@ -611,7 +611,7 @@ class Simplifier {
             return expr(int_imm(
                 t, ir::quant::requant(a, static_cast<int32_t>(y), static_cast<int>(xs[2]->int_value))));
         }
-        return {call(e.intrinsic, t, xs), Interval::of_type(t)};
+        return {call(e.intrinsic, t, xs), IntInterval::of_type(t)};
       default:
         break;
     }
@@ -630,11 +630,11 @@ class Simplifier {
       if (a.e->kind == ExprKind::FloatImm) {
         double x = a.e->float_value;
         bool v = x != 0 && x == x;
-        return {bool_imm(v), Interval::point(v)};
+        return {bool_imm(v), IntInterval::point(v)};
       }
       if (!ir::is_float(from)) {
-        if (std::optional<bool> v = compare(BinOp::Ne, a.b, Interval::point(0)))
-          return {bool_imm(*v), Interval::point(*v)};
+        if (std::optional<bool> v = compare(BinOp::Ne, a.b, IntInterval::point(0)))
+          return {bool_imm(*v), IntInterval::point(*v)};
       }
       return {cast(to, a.e, e.saturate), {0, 1}};
     }
@@ -647,8 +647,8 @@ class Simplifier {
     }
     // to an integer type
     if (a.e->kind == ExprKind::FloatImm) return expr(int_imm(to, float_to_int(a.e->float_value, to)));
-    if (ir::is_float(from)) return {cast(to, a.e, e.saturate), Interval::of_type(to)};
-    Interval range = Interval::of_type(to);
+    if (ir::is_float(from)) return {cast(to, a.e, e.saturate), IntInterval::of_type(to)};
+    IntInterval range = IntInterval::of_type(to);
     if (a.b.within(range)) {
       // Value-preserving: a constant needs no cast at all.
       if (a.e->kind == ExprKind::IntImm) return {int_imm(to, a.e->int_value), a.b};
@@ -656,14 +656,14 @@ class Simplifier {
     }
     if (a.e->kind == ExprKind::IntImm) {
       int64_t v = e.saturate ? ir::saturate_int(to, a.e->int_value) : ir::wrap_int(to, a.e->int_value);
-      return {int_imm(to, v), Interval::point(v)};
+      return {int_imm(to, v), IntInterval::point(v)};
     }
-    Interval r = range;
+    IntInterval r = range;
     if (e.saturate) r = {std::clamp(a.b.lo, range.lo, range.hi), std::clamp(a.b.hi, range.lo, range.hi)};
     return {cast(to, a.e, e.saturate), r};
   }
 
-  std::map<std::string, Interval> bounds_;  // integer variables in scope
+  std::map<std::string, IntInterval> bounds_;  // integer variables in scope
   std::map<std::string, ExprP> subst_;      // variables replaced by their (constant) value
   std::set<std::string> mutable_;           // DeclareVar variables: no fixed value
 };
@@ -680,12 +680,12 @@ ExprP simplify(const ExprP& e) {
   return s.expr(e).e;
 }
 
-ExprP simplify(const ExprP& e, const std::map<std::string, Interval>& known) {
+ExprP simplify(const ExprP& e, const std::map<std::string, IntInterval>& known) {
   Simplifier s(known);
   return s.expr(e).e;
 }
 
-Interval value_range(const ExprP& e, const std::map<std::string, Interval>& known) {
+IntInterval value_range(const ExprP& e, const std::map<std::string, IntInterval>& known) {
   Simplifier s(known);
   return s.expr(e).b;
 }

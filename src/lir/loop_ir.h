@@ -6,8 +6,9 @@
 //                       Prefetch (cpu), Kernel and ThreadAllReduce (gpu)
 //
 // Nodes are immutable and shared (like ir::Expr); a pass builds new nodes where it changes
-// something. Every variable name in a Func is unique, so an emitter may declare each one where it
-// is bound without worrying about shadowing.
+// something. No variable is bound again inside its own binding's scope (verify_lir checks it), so an
+// emitter may declare each one where it is bound without shadowing another; the same name may be
+// bound in sibling scopes (the copies of a loop that a peeled split or a moved reduction leaves).
 //
 // Semantics are those of docs/IR.md, with these loop-level conventions:
 //  - Integer arithmetic wraps at the expression's type width; `no_wrap` on an integer
@@ -149,6 +150,10 @@ ExprP with_args(const Expr& e, std::vector<ExprP> args);
 bool is_const(const Expr& e);  // IntImm or FloatImm
 bool is_int_const(const Expr& e, int64_t v);
 bool is_comparison(BinOp op);
+// The value the combine `op` (Add, Mul, Max, Min) leaves unchanged: 0, 1, -inf / the type's
+// minimum, +inf / its maximum. Reductions' accumulators start there (lower_reductions), and so do
+// the GPU threads' partial results of a ThreadAllReduce.
+ExprP combine_identity(BinOp op, ScalarType t);
 // Structural equality (names, types, attributes, operands).
 bool equal(const Expr& a, const Expr& b);
 bool equal(const ExprP& a, const ExprP& b);

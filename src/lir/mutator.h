@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "lower/loop_ir.h"
+#include "lir/loop_ir.h"
 
 namespace ekb::lir {
 
@@ -31,7 +31,8 @@ void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
 // The For of variable `var` under s, or nullptr.
 const Stmt* find_loop(const Stmt& s, const std::string& var);
 
-// Replaces the variable `name` by `value` (names are unique, so there is no capture to avoid).
+// Replaces the variable `name` by `value`. No capture to avoid: value's variables are bound around
+// the place it is put, and no variable is bound again inside its own binding's scope (loop_ir.h).
 ExprP substitute(const ExprP& e, const std::string& name, const ExprP& value);
 StmtP substitute(const StmtP& s, const std::string& name, const ExprP& value);
 
