@@ -8,7 +8,7 @@
 namespace ekb::lir {
 namespace {
 
-using testing::pattern;
+using lower::testing::pattern;
 
 // A function writing y : f32[4] with `body`.
 Func with_body(StmtP body) {
@@ -98,11 +98,11 @@ TEST(VerifyLir, ThePipelineKeepsTheIrWellFormedAfterEveryPass) {
   for (const auto& [text, target] : texts) {
     auto l = ir::testing::load(text);
     ASSERT_TRUE(l.inst) << l.diags;
-    LowerOptions o;
+    lower::LowerOptions o;
     o.target = target;
     o.verify = true;
     if (ir::is_gpu(target)) o.storage.max_stack_bytes = 0;
-    EXPECT_NO_THROW(lower(*l.inst, o)) << text;
+    EXPECT_NO_THROW(lower::lower(*l.inst, o)) << text;
   }
 }
 
