@@ -60,12 +60,12 @@ void run_emit(Context& ctx, const EmitOptions& o) {
       throw UsageError(e.what());
     }
   }
-  lir::LowerOptions options = lir::lower_options_for(o.backend);
+  lower::LowerOptions options = lower::lower_options_for(o.backend);
   options.stop_after = o.after;
   lir::Func f;
   try {
-    f = lir::lower(solution ? solution->inst : inst, options);
-  } catch (const lir::ScheduleError& e) {
+    f = lower::lower(solution ? solution->inst : inst, options);
+  } catch (const lower::ScheduleError& e) {
     throw UsageError(e.what());
   }
   if (o.lir) {
@@ -93,7 +93,7 @@ void add_emit_command(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"native", "tvm"}));
   cmd->add_flag("--lir", o->lir, "Print the loop IR instead of the source");
   cmd->add_option("--after", o->after, "With --lir: stop after this lowering pass")
-      ->check(CLI::IsMember(lir::pass_names()));
+      ->check(CLI::IsMember(lower::pass_names()));
   cmd->callback([&ctx, o] { run_emit(ctx, *o); });
 }
 

@@ -96,7 +96,7 @@ void set_argument_names(runtime::Source& s, const ir::Instance& inst) {
 
 // The native compiler's output for `target`: C for cpu, CUDA C++ for cuda, OpenCL C for opencl.
 runtime::Source native_source(const ir::Instance& inst, ir::Target target) {
-  const lir::Func f = lir::lower(inst, lir::lower_options_for(target));
+  const lir::Func f = lower::lower(inst, lower::lower_options_for(target));
   switch (target) {
     case ir::Target::Cpu: return {runtime::Language::C, codegen::emit_c_source(f)};
     case ir::Target::Cuda: return {runtime::Language::Cuda, codegen::emit_cuda_source(f)};
@@ -110,7 +110,7 @@ runtime::Source ir_solution_source(const CandidateRef& c, const ir::Instance& su
   runtime::Source s;
   try {
     s = native_source(sol.inst, target);
-  } catch (const lir::ScheduleError& e) {
+  } catch (const lower::ScheduleError& e) {
     throw CandidateError(e.what());
   }
   s.origin = c.path;

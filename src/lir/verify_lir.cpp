@@ -1,6 +1,7 @@
 #include "lir/verify_lir.h"
 
 #include <map>
+#include <set>
 #include <vector>
 
 namespace ekb::lir {
@@ -9,7 +10,7 @@ namespace {
 
 class LirChecker {
  public:
-  LirChecker(const Func& f, LirForm form) : form_(form) {
+  LirChecker(const Func& f, LirForm form) : form_(form), params_(f.params) {
     for (const Param& p : f.params) bind(p.name, ScalarType::Index, false);
     for (const Buffer& b : f.buffers) ranks_[b.name] = b.shape.size();
   }
@@ -105,6 +106,7 @@ class LirChecker {
         expr(*s.min);
         expr(*s.extent);
         non_negative(s.extent, "loop '" + s.name + "'");
+        if (s.for_kind == ForKind::GpuGridStride) grid_stride_loops_.insert(s.name);
         for (const Stmt::Prefetch& p : s.prefetches)
           if (!ranks_.count(p.tensor) && !allocated_.count(p.tensor))
             fail("loop '" + s.name + "' prefetches '" + p.tensor + "', which is not a buffer");
@@ -146,13 +148,83 @@ class LirChecker {
         return;
       case StmtKind::Barrier:
         return;
+      case StmtKind::Prefetch:
+        access(s.name, s.indices.size(), "a prefetch");
+        for (const ExprP& i : s.indices) expr(*i);
+        return;
+      case StmtKind::Kernel:
+        kernel(s);
+        return;
+      case StmtKind::ThreadAllReduce:
+        all_reduce(s);
+        return;
     }
   }
 
+  // A kernel runs on the device with the function's buffers and params as its arguments: the host
+  // evaluates a grid-stride launch's extents outside it, and its body sees nothing bound around it.
+  void kernel(const Stmt& k) {
+    const std::string what = "kernel '" + k.name + "'";
+    if (!kernel_.empty()) {
+      fail(what + " is inside kernel '" + kernel_ + "'");
+      return;
+    }
+    const Launch& launch = k.launch;
+    if (launch.kind == LaunchKind::GridStride) {
+      if (launch.loops.size() != launch.extents.size())
+        fail(what + " launches over " + std::to_string(launch.loops.size()) + " loops with " +
+             std::to_string(launch.extents.size()) + " extents");
+      for (const ExprP& e : launch.extents) expr(*e);
+    }
+    auto outer_scope = std::move(scope_);
+    auto outer_allocated = std::move(allocated_);
+    scope_.clear();
+    allocated_.clear();
+    for (const Param& p : params_) bind(p.name, ScalarType::Index, false);
+    kernel_ = k.name;
+    grid_stride_loops_.clear();
+    if (k.body) stmt(*k.body);
+    // Its grid-stride loops are exactly those its launch spreads over the threads.
+    const std::set<std::string> launched = launch.kind == LaunchKind::GridStride
+                                               ? std::set<std::string>(launch.loops.begin(), launch.loops.end())
+                                               : std::set<std::string>{};
+    if (grid_stride_loops_ != launched)
+      fail(what + " has grid-stride loops {" + joined(grid_stride_loops_) + "} but launches over {" + joined(launched) +
+           "}");
+    kernel_.clear();
+    scope_ = std::move(outer_scope);
+    allocated_ = std::move(outer_allocated);
+  }
+
+  void all_reduce(const Stmt& s) {
+    if (kernel_.empty()) fail("a thread all-reduce outside any kernel");
+    if (s.gpu_axis < 0 || s.gpu_axis > 2) fail("a thread all-reduce along axis " + std::to_string(s.gpu_axis));
+    for (const Stmt::Combine& c : s.combines) {
+      const std::string what = "a thread all-reduce of '" + c.var + "'";
+      const Binding* b = binding(c.var);
+      if (!b || !b->assignable)
+        fail(what + ", which is no declared variable in scope");
+      else if (b->type != c.type)
+        fail(what + " as " + std::string(ir::scalar_type_name(c.type)) + ", declared " +
+             std::string(ir::scalar_type_name(b->type)));
+      if (!c.slots.empty() && !allocated_.count(c.slots))
+        fail(what + " through '" + c.slots + "', which is not allocated around it");
+    }
+  }
+
+  static std::string joined(const std::set<std::string>& names) {
+    std::string s;
+    for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }
+
   LirForm form_;
+  std::vector<Param> params_;
   std::map<std::string, size_t> ranks_;               // the function's buffers
   std::map<std::string, int> allocated_;              // Allocates around the current node
   std::map<std::string, std::vector<Binding>> scope_;  // variables in scope, innermost last
+  std::string kernel_;                                 // the Kernel around the current node, if any
+  std::set<std::string> grid_stride_loops_;            // those of the current kernel
   std::string problem_;
 };
 

@@ -9,6 +9,10 @@
 //  - every buffer a Load, Store or prefetch names is a buffer of the function or an enclosing
 //    Allocate; a Load or Store of a function buffer has one index per dimension or one flat index;
 //  - constant loop extents and allocation sizes are not negative;
+//  - a Kernel is not inside another; its body is checked with only the function's buffers and params
+//    around it (its arguments), a grid-stride launch's extents outside it (the host computes them),
+//    and its GpuGridStride loops are those its launch names; a ThreadAllReduce stands in a Kernel,
+//    combines DeclareVar variables of its combines' types, through slots allocated around it;
 //  - the forms earlier passes established hold: no Reduce after lower_reductions, no boundary
 //    read after lower_boundaries, one flat index per access after flatten_storage.
 #pragma once

@@ -19,7 +19,9 @@
 #include "lower/schedule_rfactor.h"
 #include "lower/schedule_split.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -157,4 +159,4 @@ void apply_schedule(Func& f, const ir::Module& m, ir::Target target) {
   }
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -18,12 +18,12 @@
 #include "ir/target.h"
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void apply_schedule(Func& f, const ir::Module& m, ir::Target target = ir::Target::Cpu);
+void apply_schedule(lir::Func& f, const ir::Module& m, ir::Target target = ir::Target::Cpu);
 
 // The verbs apply_schedule has a pass for: every verb of ir::directive_table() (a test holds them
 // equal).
 std::vector<std::string> directive_pass_verbs();
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

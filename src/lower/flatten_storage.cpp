@@ -4,7 +4,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 ExprP flat_index(const std::vector<ExprP>& indices, const std::vector<int64_t>& shape) {
   if (indices.size() != shape.size()) throw std::logic_error("flat_index: rank mismatch");
@@ -55,4 +57,4 @@ void flatten_storage(Func& f) {
   f.body = fl.mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -4,11 +4,11 @@
 #pragma once
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void flatten_storage(Func& f);
+void flatten_storage(lir::Func& f);
 
 // The row-major flat index of `indices` into `shape` (index type).
-ExprP flat_index(const std::vector<ExprP>& indices, const std::vector<int64_t>& shape);
+lir::ExprP flat_index(const std::vector<lir::ExprP>& indices, const std::vector<int64_t>& shape);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -4,7 +4,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 GpuStages gpu_stages(const Func& f) {
   GpuStages g;
@@ -44,4 +46,4 @@ StmtP GpuStages::build() const {
   return s;
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

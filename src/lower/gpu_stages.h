@@ -8,7 +8,7 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 // How a gpu target launches kernels and combines values between threads (lower_options_for gives
 // each kernel language's, lower.h).
@@ -23,7 +23,7 @@ struct GpuLowerOptions {
   // The types whose values the language exchanges between the lanes of a warp, and whether only
   // some of its device compilers can (a cooperative reduction then takes both forms, the device
   // compiler keeps one).
-  std::set<ScalarType> warp_shuffle_types;
+  std::set<ir::ScalarType> warp_shuffle_types;
   bool warp_shuffles_conditional = false;
 };
 
@@ -32,12 +32,12 @@ struct GpuLowerOptions {
 // repeated (a temp outside the scratch workspace would not outlive its kernel; a let reading a
 // buffer that the kernels write may differ between them) the whole body is one stage.
 struct GpuStages {
-  std::vector<StmtP> context;  // Allocate and LetStmt, outermost first (each one's body is the next)
-  std::vector<StmtP> stages;
+  std::vector<lir::StmtP> context;  // Allocate and LetStmt, outermost first (each one's body is the next)
+  std::vector<lir::StmtP> stages;
 
   // The function body: the context around the stages.
-  StmtP build() const;
+  lir::StmtP build() const;
 };
-GpuStages gpu_stages(const Func& f);
+GpuStages gpu_stages(const lir::Func& f);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -5,7 +5,9 @@
 #include "lir/mutator.h"
 #include "lir/simplify.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -85,4 +87,4 @@ void insert_prefetches(Func& f) {
   if (f.body) f.body = PrefetchInserter(f).mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -11,11 +11,11 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 inline constexpr int64_t kCacheLineBytes = 64;
 inline constexpr int64_t kMaxPrefetchLines = 8;
 
-void insert_prefetches(Func& f);
+void insert_prefetches(lir::Func& f);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -22,7 +22,9 @@
 #include "lower/vectorize_cooperative_copies.h"
 #include "lower/widen_half_precision.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -153,4 +155,4 @@ Func lower(const ir::Instance& inst, const LowerOptions& options) {
   return f;
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -15,7 +15,7 @@
 #include "lower/gpu_stages.h"
 #include "lower/plan_storage.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 struct LowerOptions {
   // f16/bf16 arithmetic in f32 (false: keep half arithmetic, for targets that have it).
@@ -47,7 +47,7 @@ struct LowerOptions {
 // The module's compute layer as a loop nest, with its schedule layer for options.target
 // applied (without one: the default lowering, a plain single-threaded loop nest). Throws
 // ScheduleError (lower/schedule_error.h) for a directive that cannot be applied.
-Func lower(const ir::Instance& inst, const LowerOptions& options = {});
+lir::Func lower(const ir::Instance& inst, const LowerOptions& options = {});
 
 // The options of the native compiler's lowering for `target`, what the baseline, IR solutions and
 // `ekb emit` use: cpu's defaults; for cuda and opencl, every temp in the scratch workspace and the
@@ -57,4 +57,4 @@ LowerOptions lower_options_for(ir::Target target);
 // The pass names, in order.
 const std::vector<std::string>& pass_names();
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -4,7 +4,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -64,4 +66,4 @@ void lower_boundaries(Func& f) {
   f.body = l.mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

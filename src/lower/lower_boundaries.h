@@ -7,10 +7,10 @@
 #pragma once
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void lower_boundaries(Func& f);
+void lower_boundaries(lir::Func& f);
 // One boundary read of buffer b as a plain load (or a select around one).
-ExprP lower_boundary(const Expr& load, const Buffer& b);
+lir::ExprP lower_boundary(const lir::Expr& load, const lir::Buffer& b);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

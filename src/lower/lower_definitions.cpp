@@ -8,7 +8,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 const std::set<std::string>& reserved_identifiers() {
   static const std::set<std::string> names = [] {
@@ -428,4 +430,4 @@ class DefinitionLowerer {
 
 Func lower_definitions(const ir::Instance& inst) { return DefinitionLowerer(inst).run(); }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -15,12 +15,12 @@
 #include "ir/instance.h"
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-Func lower_definitions(const ir::Instance& inst);
+lir::Func lower_definitions(const ir::Instance& inst);
 
 // Names an emitter cannot give a variable: keywords and library names of C, C++, CUDA and OpenCL,
 // and the ABI's own names. lower_definitions reserves them so that fresh names avoid them.
 const std::set<std::string>& reserved_identifiers();
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -2,7 +2,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -156,4 +158,4 @@ void lower_reductions(Func& f) {
   f.body = r.mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -16,8 +16,8 @@
 #pragma once
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void lower_reductions(Func& f);
+void lower_reductions(lir::Func& f);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

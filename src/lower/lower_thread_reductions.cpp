@@ -5,7 +5,9 @@
 #include "lir/mutator.h"
 #include "lower/schedule_bind.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -101,4 +103,4 @@ void lower_thread_reductions(Func& f, const GpuLowerOptions& options) {
   f.body = ThreadReductionLowerer(f, options).mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -19,8 +19,8 @@
 #include "lir/loop_ir.h"
 #include "lower/gpu_stages.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void lower_thread_reductions(Func& f, const GpuLowerOptions& options);
+void lower_thread_reductions(lir::Func& f, const GpuLowerOptions& options);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

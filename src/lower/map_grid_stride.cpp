@@ -6,7 +6,9 @@
 #include "lir/mutator.h"
 #include "lower/schedule_bind.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -80,4 +82,4 @@ void map_grid_stride(Func& f, const GpuLowerOptions& options) {
   f.body = g.build();
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -11,8 +11,8 @@
 #include "lir/loop_ir.h"
 #include "lower/gpu_stages.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void map_grid_stride(Func& f, const GpuLowerOptions& options);
+void map_grid_stride(lir::Func& f, const GpuLowerOptions& options);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

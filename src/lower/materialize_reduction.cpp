@@ -2,7 +2,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -152,4 +154,4 @@ StmtP materialize_reduction(Func& f, Stage& st, const LoopChain& chain, const st
   return make_block(nests);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

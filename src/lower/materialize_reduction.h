@@ -17,11 +17,11 @@
 #include "lir/loop_ir.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 // `chain` is a nest of `stage`'s pure loops whose body holds the reduction loop `var`. Returns what
 // replaces the nest; throws ScheduleError when the reduction cannot leave its statement (it is
 // evaluated under a condition, is nested in another reduction, or is an argmax/argmin).
-StmtP materialize_reduction(Func& f, Stage& stage, const LoopChain& chain, const std::string& var);
+lir::StmtP materialize_reduction(lir::Func& f, lir::Stage& stage, const LoopChain& chain, const std::string& var);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

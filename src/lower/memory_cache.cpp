@@ -9,7 +9,9 @@
 #include "lower/schedule_bind.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -290,4 +292,4 @@ void cache_write(Func& f, const std::string& stage, const std::string& loop_name
   });
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -22,15 +22,15 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 inline constexpr int64_t kMaxRegisterBytes = 2048;  // 32 AVX-512 registers
 
 // `gpu`: the schedule is for a gpu backend, where scope `shared` exists (cache_read only) and
 // `local` holds at most kMaxGpuRegisterBytes (schedule_bind.h).
-void cache_read(Func& f, const std::string& tensor, const std::string& consumer, const std::string& loop,
+void cache_read(lir::Func& f, const std::string& tensor, const std::string& consumer, const std::string& loop,
                 const std::string& scope, const std::string& cache, bool gpu = false);
-void cache_write(Func& f, const std::string& stage, const std::string& loop, const std::string& scope,
+void cache_write(lir::Func& f, const std::string& stage, const std::string& loop, const std::string& scope,
                  const std::string& cache, bool gpu = false);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

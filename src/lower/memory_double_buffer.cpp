@@ -7,7 +7,9 @@
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -169,4 +171,4 @@ void double_buffer(Func& f, const std::string& cache) {
     if (b.name == cache) b.shape.insert(b.shape.begin(), 2);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

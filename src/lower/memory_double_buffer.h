@@ -19,8 +19,8 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void double_buffer(Func& f, const std::string& cache);
+void double_buffer(lir::Func& f, const std::string& cache);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

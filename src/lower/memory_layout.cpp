@@ -6,7 +6,9 @@
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -170,4 +172,4 @@ void nontemporal(Func& f, const std::string& tensor) {
   b.nontemporal = true;
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -13,7 +13,7 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 struct LayoutSpec {
   bool pack = false;          // pack(dims[0], factor); else order(dims...)
@@ -21,13 +21,13 @@ struct LayoutSpec {
   int64_t factor = 1;
 };
 
-void layout(Func& f, const std::string& tensor, const LayoutSpec& spec);
-void align(Func& f, const std::string& tensor, int64_t bytes);
+void layout(lir::Func& f, const std::string& tensor, const LayoutSpec& spec);
+void align(lir::Func& f, const std::string& tensor, int64_t bytes);
 
 // nontemporal(y): the vectorized stores of output y stream past the caches (cpu): an output
 // written once and read only after the kernel then costs no read for ownership of its lines and
 // evicts nothing the kernel still reads. Only outputs (a temp is read back by the kernel itself).
-void nontemporal(Func& f, const std::string& tensor);
+void nontemporal(lir::Func& f, const std::string& tensor);
 
 // prefetch(STAGE, loop, T, distance[, lines=N]): at the start of each iteration of the stage's
 // loop, a software prefetch (cpu) of every element of T that the iteration reads, `distance`
@@ -35,7 +35,7 @@ void nontemporal(Func& f, const std::string& tensor);
 // computes. The C emitter prefetches the cache lines the iteration's reads span, when they are at
 // most 8, else the first; `lines=N` asks for N consecutive lines from each read's first element
 // instead. Write it after the directives that split the loop.
-void prefetch(Func& f, const std::string& stage, const std::string& loop, const std::string& tensor,
+void prefetch(lir::Func& f, const std::string& stage, const std::string& loop, const std::string& tensor,
               int64_t distance, int64_t lines = 0);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

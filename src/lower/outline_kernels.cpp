@@ -5,7 +5,9 @@
 #include "lir/mutator.h"
 #include "lower/schedule_bind.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -140,4 +142,4 @@ void outline_kernels(Func& f, const GpuLowerOptions& options) {
   f.body = make_block(kernels);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -15,8 +15,8 @@
 #include "lir/loop_ir.h"
 #include "lower/gpu_stages.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void outline_kernels(Func& f, const GpuLowerOptions& options);
+void outline_kernels(lir::Func& f, const GpuLowerOptions& options);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -10,7 +10,9 @@
 #include "lir/simplify.h"
 #include "lower/region.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -194,4 +196,4 @@ void partition_loops(Func& f) {
   f.body = p.stmt(f.body, 0);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

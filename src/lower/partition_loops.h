@@ -16,10 +16,10 @@
 #pragma once
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 inline constexpr int kMaxPartitionDepth = 2;
 
-void partition_loops(Func& f);
+void partition_loops(lir::Func& f);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

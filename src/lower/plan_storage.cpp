@@ -4,7 +4,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -53,4 +55,4 @@ void plan_storage(Func& f, const StoragePlanOptions& options) {
   f.body = p.mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

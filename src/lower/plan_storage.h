@@ -10,12 +10,12 @@
 #pragma once
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 struct StoragePlanOptions {
   int64_t max_stack_bytes = 4096;  // per temp
 };
 
-void plan_storage(Func& f, const StoragePlanOptions& options = {});
+void plan_storage(lir::Func& f, const StoragePlanOptions& options = {});
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -2,7 +2,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -83,4 +85,4 @@ void promote_to_f64(Func& f) {
   f.body = p.mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

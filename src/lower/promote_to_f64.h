@@ -12,8 +12,8 @@
 #pragma once
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void promote_to_f64(Func& f);
+void promote_to_f64(lir::Func& f);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

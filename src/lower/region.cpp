@@ -10,7 +10,9 @@
 #include "lower/lower_boundaries.h"
 #include "lower/schedule_error.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -581,4 +583,4 @@ TopLevel top_level(const Func& f) {
   return t;
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

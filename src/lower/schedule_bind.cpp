@@ -11,7 +11,9 @@
 #include "lower/schedule_loop_kinds.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -387,4 +389,4 @@ std::vector<const Stmt*> enclosing_loops(const Stmt& root, const std::string& va
   return found;
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -41,7 +41,7 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 // Limits every CUDA device of compute capability >= 3 has (and OpenCL devices usually do): static
 // shared memory per block, threads per block, block and grid dimensions.
@@ -52,29 +52,29 @@ inline constexpr std::array<int64_t, 3> kMaxGridDim = {2147483647, 65535, 65535}
 // Registers per thread (255 of 4 bytes): the most a `local` cache may hold on gpu.
 inline constexpr int64_t kMaxGpuRegisterBytes = 1020;
 
-void bind_loop(Func& f, const std::string& stage, const std::string& loop, const std::string& target);
+void bind_loop(lir::Func& f, const std::string& stage, const std::string& loop, const std::string& target);
 
 // An accumulator of a cooperative reduction: a variable declared outside the loop, updated inside
 // it as `var = var OP value` (OP: Add, Mul, Min or Max).
 struct ThreadAccumulator {
   std::string var;
-  ScalarType type = ScalarType::F32;
-  BinOp op = BinOp::Add;
+  ir::ScalarType type = ir::ScalarType::F32;
+  lir::BinOp op = lir::BinOp::Add;
 };
 // The accumulators that the iterations of `loop` update (empty for a loop of independent
 // iterations); ScheduleError when an update is not one a tree over threads can combine.
-std::vector<ThreadAccumulator> thread_accumulators(const Stmt& loop);
+std::vector<ThreadAccumulator> thread_accumulators(const lir::Stmt& loop);
 
 // Whether s holds a loop bound to blocks or threads (a stage the GPU emitters launch as bound).
-bool has_gpu_bound_loops(const Stmt& s);
+bool has_gpu_bound_loops(const lir::Stmt& s);
 // The launch of top-level stage `stage`, after checking it as described above (ScheduleError).
-KernelGeometry gpu_kernel_geometry(const Func& f, const Stmt& stage);
+lir::KernelGeometry gpu_kernel_geometry(const lir::Func& f, const lir::Stmt& stage);
 // After a gpu schedule (apply_schedule calls it): temps allocated between stages (rfactor's) moved
 // to the root, so that each stage is a top-level statement (a kernel); then every stage with bound
 // loops checked as gpu_kernel_geometry does.
-void finish_gpu_schedule(Func& f);
+void finish_gpu_schedule(lir::Func& f);
 
 // The loops enclosing the For of `var` under root, outermost first (empty when it is not there).
-std::vector<const Stmt*> enclosing_loops(const Stmt& root, const std::string& var);
+std::vector<const lir::Stmt*> enclosing_loops(const lir::Stmt& root, const std::string& var);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -8,7 +8,9 @@
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -226,4 +228,4 @@ void compute_root(Func& f, const std::string& producer) {
   // At root, in program order, over the whole extent: the default lowering already computes it so.
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -17,10 +17,10 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void compute_at(Func& f, const std::string& producer, const std::string& consumer, const std::string& loop);
-void compute_inline(Func& f, const std::string& producer);
-void compute_root(Func& f, const std::string& producer);
+void compute_at(lir::Func& f, const std::string& producer, const std::string& consumer, const std::string& loop);
+void compute_inline(lir::Func& f, const std::string& producer);
+void compute_root(lir::Func& f, const std::string& producer);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

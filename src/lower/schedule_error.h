@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 // A directive that cannot be applied: what is wrong and why, plus a hint. apply_schedule adds the
 // directive and its file:line:col.
@@ -18,4 +18,4 @@ class ScheduleError : public std::runtime_error {
   std::string hint_;
 };
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -7,7 +7,9 @@
 #include "lir/simplify.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -65,4 +67,4 @@ void fuse(Func& f, const std::string& stage, const std::string& outer, const std
   loops.erase(std::find_if(loops.begin(), loops.end(), [&](const StageLoop& l) { return l.name == inner; }));
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

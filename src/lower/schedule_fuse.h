@@ -9,9 +9,9 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void fuse(Func& f, const std::string& stage, const std::string& outer, const std::string& inner,
+void fuse(lir::Func& f, const std::string& stage, const std::string& outer, const std::string& inner,
           const std::string& fused);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -4,7 +4,9 @@
 #include "lower/schedule_loops.h"
 #include "lower/schedule_split.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 std::string concurrency_problem(const Func& f, const Stage& st, const StageLoop& loop) {
   switch (loop.role) {
@@ -73,4 +75,4 @@ void unroll(Func& f, const std::string& stage, const std::string& loop, int64_t 
   split_for_kind(f, st, loop_named(st, loop), factor, loop + ".unrolled", ForKind::Unrolled);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

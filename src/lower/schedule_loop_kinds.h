@@ -15,14 +15,14 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void parallelize(Func& f, const std::string& stage, const std::string& loop);
-void vectorize(Func& f, const std::string& stage, const std::string& loop, int64_t width);
-void unroll(Func& f, const std::string& stage, const std::string& loop, int64_t factor);
+void parallelize(lir::Func& f, const std::string& stage, const std::string& loop);
+void vectorize(lir::Func& f, const std::string& stage, const std::string& loop, int64_t width);
+void unroll(lir::Func& f, const std::string& stage, const std::string& loop, int64_t factor);
 
 // Why `loop` of `stage` may not run its iterations at once ("" when it may): for parallel,
 // vectorize, and a GPU binder.
-std::string concurrency_problem(const Func& f, const Stage& stage, const StageLoop& loop);
+std::string concurrency_problem(const lir::Func& f, const lir::Stage& stage, const lir::StageLoop& loop);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -7,7 +7,9 @@
 #include "lir/simplify.h"
 #include "lower/region.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -270,4 +272,4 @@ ExprP conjunction(const std::vector<ExprP>& conditions) {
   return c;
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -8,7 +8,9 @@
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -249,4 +251,4 @@ void pipeline(Func& f, const std::string& consumer, const std::string& loop_name
   }
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -29,9 +29,9 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void pipeline(Func& f, const std::string& consumer, const std::string& loop, const std::string& producer,
+void pipeline(lir::Func& f, const std::string& consumer, const std::string& loop, const std::string& producer,
               const std::string& producer_loop);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

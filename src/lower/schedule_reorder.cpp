@@ -7,7 +7,9 @@
 #include "lower/materialize_reduction.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -160,4 +162,4 @@ void reorder(Func& f, const std::string& stage, const std::vector<std::string>& 
   f.body = r.mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

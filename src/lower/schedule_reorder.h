@@ -14,8 +14,8 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void reorder(Func& f, const std::string& stage, const std::vector<std::string>& order);
+void reorder(lir::Func& f, const std::string& stage, const std::vector<std::string>& order);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

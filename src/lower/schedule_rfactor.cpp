@@ -6,7 +6,9 @@
 #include "lir/mutator.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -171,4 +173,4 @@ void rfactor(Func& f, const std::string& stage, const std::string& loop, const s
   f.stages.insert(at, r.partial_stage);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

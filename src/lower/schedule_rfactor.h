@@ -16,8 +16,8 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void rfactor(Func& f, const std::string& stage, const std::string& loop, const std::string& partial);
+void rfactor(lir::Func& f, const std::string& stage, const std::string& loop, const std::string& partial);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -7,7 +7,9 @@
 #include "lower/schedule_loops.h"
 #include "lower/schedule_reorder.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -158,4 +160,4 @@ void tile(Func& f, const std::string& stage, const std::string& x, const std::st
   reorder(f, stage, {xo, yo, xi, yi});
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -16,23 +16,23 @@
 
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
 enum class TailStrategy : uint8_t { Guard, ShiftInwards, RoundUp, Peel };
 std::optional<TailStrategy> tail_strategy(std::string_view name);
 
-void split(Func& f, const std::string& stage, const std::string& loop, int64_t factor, const std::string& outer,
+void split(lir::Func& f, const std::string& stage, const std::string& loop, int64_t factor, const std::string& outer,
            const std::string& inner, TailStrategy tail = TailStrategy::Guard);
 
 // Splits `loop` of `stage` by `factor` in place for vectorize/unroll: the outer loop keeps the
 // name, the inner one (named `inner`, of kind `inner_kind`) runs the blocks; the tail is peeled.
 // A loop already no longer than `factor` is marked `inner_kind` itself.
-void split_for_kind(Func& f, Stage& stage, StageLoop& loop, int64_t factor, const std::string& inner,
-                    ForKind inner_kind);
+void split_for_kind(lir::Func& f, lir::Stage& stage, lir::StageLoop& loop, int64_t factor, const std::string& inner,
+                    lir::ForKind inner_kind);
 
 // tile(STAGE, x, y, fx, fy, xo, yo, xi, yi): split x and y, then reorder(xo, yo, xi, yi).
-void tile(Func& f, const std::string& stage, const std::string& x, const std::string& y, int64_t fx, int64_t fy,
+void tile(lir::Func& f, const std::string& stage, const std::string& x, const std::string& y, int64_t fx, int64_t fy,
           const std::string& xo, const std::string& yo, const std::string& xi, const std::string& yi,
           TailStrategy tail = TailStrategy::Guard);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -8,7 +8,9 @@
 #include "lir/mutator.h"
 #include "lir/simplify.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -118,4 +120,4 @@ void vectorize_cooperative_copies(Func& f) {
   if (f.body) f.body = CopyVectorizer(f).mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

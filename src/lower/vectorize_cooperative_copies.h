@@ -8,8 +8,8 @@
 #pragma once
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void vectorize_cooperative_copies(Func& f);
+void vectorize_cooperative_copies(lir::Func& f);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -4,7 +4,9 @@
 
 #include "lir/mutator.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 
 namespace {
 
@@ -136,4 +138,4 @@ void widen_half_precision(Func& f, bool keep_half_temps) {
   f.body = w.mutate(f.body);
 }
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -13,8 +13,8 @@
 #pragma once
 #include "lir/loop_ir.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
 
-void widen_half_precision(Func& f, bool keep_half_temps = false);
+void widen_half_precision(lir::Func& f, bool keep_half_temps = false);
 
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -88,12 +88,12 @@ std::string request_json(const ir::Instance& inst, ir::Target target, const TvmO
   if (target != ir::Target::Cpu)
     throw CompileError(std::string("the tvm compiler interface does not translate for ") +
                        std::string(ir::target_name(target)) + " yet (cpu only)");
-  lir::LowerOptions lo;
+  lower::LowerOptions lo;
   lo.target = target;
   lo.apply_layers = false;  // the compute layer's default lowering
   // Every temp a buffer of its own: TVM places it (stack or its workspace), no scratch argument.
   lo.storage.max_stack_bytes = std::numeric_limits<int64_t>::max();
-  lir::Func f = lir::lower(inst, lo);
+  lir::Func f = lower::lower(inst, lo);
   json req;
   req["backend"] = std::string(ir::target_name(target));
   req["native"] = options.native_cpu;

@@ -37,7 +37,7 @@ std::string pat(const std::string& body, const std::string& workload) {
 void expect_exact(const std::string& text, const std::vector<ir::TensorData>& inputs) {
   auto l = load(text);
   ASSERT_TRUE(l.inst) << l.diags;
-  std::string src = emit_c_source(lir::lower(*l.inst));
+  std::string src = emit_c_source(lower::lower(*l.inst));
   testing::NativeKernel k(src);
   auto got = testing::run_native(k, *l.inst, inputs);
   auto want = ir::run_reference(*l.inst, inputs);
@@ -295,7 +295,7 @@ TEST(CEmitter, EntryPointIsTheAbiSignature) {
 )",
                     "M = 3, K = 5, T = f32"));
   ASSERT_TRUE(l.inst) << l.diags;
-  std::string src = emit_c_source(lir::lower(*l.inst));
+  std::string src = emit_c_source(lower::lower(*l.inst));
   std::string abi = kernel_signature(*l.inst, Target::Cpu);
   abi.pop_back();  // ';'
   EXPECT_NE(src.find(abi + " {"), std::string::npos) << src;
@@ -316,7 +316,7 @@ TEST(CEmitter, LargeTempsLiveInTheDeclaredScratch) {
 )",
                     "N = 5000"));
   ASSERT_TRUE(l.inst) << l.diags;
-  std::string src = emit_c_source(lir::lower(*l.inst));
+  std::string src = emit_c_source(lower::lower(*l.inst));
   EXPECT_NE(src.find("int64_t ekb_scratch_bytes(int64_t N) {\n  return 25088;\n}"), std::string::npos) << src;
   EXPECT_NE(src.find("int64_t N,\n              void* scratch) {"), std::string::npos) << src;
   testing::NativeKernel k(src);
@@ -337,7 +337,7 @@ TEST(CEmitter, RenamedEntryPoints) {
 )",
                     "N = 2000"));
   ASSERT_TRUE(l.inst) << l.diags;
-  std::string src = emit_c_source(lir::lower(*l.inst), {"kernel_7", "kernel_7_scratch"});
+  std::string src = emit_c_source(lower::lower(*l.inst), {"kernel_7", "kernel_7_scratch"});
   EXPECT_NE(src.find("void kernel_7(const float* x,"), std::string::npos) << src;
   EXPECT_NE(src.find("int64_t kernel_7_scratch(int64_t N)"), std::string::npos) << src;
 }

@@ -13,7 +13,7 @@ std::string cuda_of(const std::string& workload) {
   static const suite::Suite s = suite::Suite::load();
   auto w = s.find_workload(workload);
   if (!w) throw std::runtime_error("no workload " + workload);
-  return emit_cuda_source(lir::lower(suite::bind_workload(*w), lir::lower_options_for(ir::Target::Cuda)));
+  return emit_cuda_source(lower::lower(suite::bind_workload(*w), lower::lower_options_for(ir::Target::Cuda)));
 }
 
 size_t count(const std::string& text, const std::string& what) {

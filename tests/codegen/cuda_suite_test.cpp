@@ -24,7 +24,7 @@ TEST_P(CudaSuite, DefaultLoweringCompilesForSm90) {
   auto w = testing::embedded_suite().find_workload(GetParam());
   ASSERT_TRUE(w.has_value());
   ir::Instance inst = suite::bind_workload(*w);
-  std::string source = emit_cuda_source(lir::lower(inst, lir::lower_options_for(ir::Target::Cuda)));
+  std::string source = emit_cuda_source(lower::lower(inst, lower::lower_options_for(ir::Target::Cuda)));
   std::string abi = kernel_signature(inst, Target::Cuda);
   abi.pop_back();  // ';'
   if (source.find("ekb_scratch_bytes") != std::string::npos)

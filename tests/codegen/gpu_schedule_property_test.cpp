@@ -127,8 +127,8 @@ TEST(GpuScheduleProperty, RandomSchedulesAreRefusedOrCorrectOnAnOpenCLDevice) {
     auto loaded = ir::testing::load(text);
     ASSERT_TRUE(loaded.inst) << loaded.diags << "\n" << text;
     try {
-      lir::lower(*loaded.inst, lir::lower_options_for(ir::Target::OpenCL));
-    } catch (const lir::ScheduleError& e) {
+      lower::lower(*loaded.inst, lower::lower_options_for(ir::Target::OpenCL));
+    } catch (const lower::ScheduleError& e) {
       ++refused;  // refused, saying why: fine
       const std::string message = e.what();
       EXPECT_NE(message.find("error:"), std::string::npos) << message;

@@ -31,7 +31,7 @@ TEST_P(NativeSuite, DefaultLoweringMatchesReference) {
   auto w = testing::embedded_suite().find_workload(GetParam());
   ASSERT_TRUE(w.has_value());
   ir::Instance inst = suite::bind_workload(*w);
-  std::string source = emit_c_source(lir::lower(inst));
+  std::string source = emit_c_source(lower::lower(inst));
   // The entry point is exactly the ABI's (plus the scratch argument when temps need it).
   std::string abi = kernel_signature(inst, Target::Cpu);
   abi.pop_back();  // ';'

@@ -89,11 +89,11 @@ Scheduled schedule_module(const suite::WorkloadEntry& w, const std::vector<std::
     s.error = diags.format();
     return s;
   }
-  lir::LowerOptions o;
+  lower::LowerOptions o;
   o.stop_after = "apply_schedule";
   try {
-    s.func = lir::lower(*s.inst, o);
-  } catch (const lir::ScheduleError& e) {
+    s.func = lower::lower(*s.inst, o);
+  } catch (const lower::ScheduleError& e) {
     s.error = e.what();
   }
   return s;
@@ -239,7 +239,7 @@ TEST(ScheduleProperty, RandomLegalSchedulesMatchTheReference) {
       std::string text;
       for (const auto& d : kept) text += d + "\n";
       CEmitOptions names{"ekb_s" + std::to_string(n), "ekb_scratch_s" + std::to_string(n)};
-      sources.push_back(emit_c_source(lir::lower(*current.inst), names));
+      sources.push_back(emit_c_source(lower::lower(*current.inst), names));
       texts.push_back(text);
       batch.push_back(std::move(current));
     }

@@ -31,7 +31,7 @@ std::string scheduled_gemm_source(const std::string& memory = "") {
                      "  unroll(C, ji, 4)\n  unroll(C, ii, 4)\n}\n" + memory;
   auto l = ir::testing::load(text);
   EXPECT_TRUE(l.inst) << l.diags;
-  return l.inst ? emit_c_source(lir::lower(*l.inst)) : "";
+  return l.inst ? emit_c_source(lower::lower(*l.inst)) : "";
 }
 
 std::string assembly_of(const std::string& source) {

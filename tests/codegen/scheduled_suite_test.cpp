@@ -33,7 +33,7 @@ std::string scheduled_solution_matches(const std::string& workload, const std::s
   runtime::Source s = eval::candidate_source(c, inst);
   std::filesystem::remove(path);
   if (source) *source = s.text;
-  testing::NativeKernel kernel(s.text, lir::testing::kScheduledFlags);
+  testing::NativeKernel kernel(s.text, lower::testing::kScheduledFlags);
   auto inputs = ir::generate_inputs(inst, 7);
   std::string diff = testing::compare_outputs(inst, testing::run_native(kernel, inst, inputs),
                                               ir::run_reference(inst, inputs));

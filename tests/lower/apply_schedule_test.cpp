@@ -8,7 +8,9 @@
 #include "lower/apply_schedule.h"
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::pattern;
@@ -52,4 +54,4 @@ TEST(ApplySchedule, LayersCanBeIgnored) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -5,7 +5,9 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 TEST(FlattenStorage, RowMajorIndex) {
@@ -32,4 +34,4 @@ TEST(FlattenStorage, LoadsAndStores) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

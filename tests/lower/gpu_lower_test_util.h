@@ -8,7 +8,9 @@
 #include "lir/mutator.h"
 #include "lower/lower.h"
 
-namespace ekb::lir::testing {
+namespace ekb::lower::testing {
+
+using namespace lir;
 
 // A temp, a pure definition, an ordered update of it (each row reads the previous one) and an
 // integer output: four stages.
@@ -60,4 +62,4 @@ inline std::string loop_kinds(const Stmt& body) {
   return s;
 }
 
-}  // namespace ekb::lir::testing
+}  // namespace ekb::lower::testing

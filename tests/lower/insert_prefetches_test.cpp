@@ -6,7 +6,9 @@
 #include "lower/schedule_loops.h"
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::lower_text;
@@ -98,4 +100,4 @@ TEST(InsertPrefetches, ALineTwoReadsShareIsPrefetchedOnce) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

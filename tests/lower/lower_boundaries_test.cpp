@@ -6,7 +6,9 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::lower_text;
@@ -52,4 +54,4 @@ TEST(LowerBoundaries, SimplifyKeepsOnlyTheChecksThatCanFail) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -7,7 +7,9 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::lower_text;
@@ -118,4 +120,4 @@ TEST(LowerDefinitions, VariableNamesAvoidLibraryNames) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

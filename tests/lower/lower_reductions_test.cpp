@@ -6,7 +6,9 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::lower_text;
@@ -90,4 +92,4 @@ TEST(LowerReductions, ReductionsInLogicOperandsAreGuarded) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -8,7 +8,9 @@
 #include "../ir/ir_test_util.h"
 #include "lower/lower.h"
 
-namespace ekb::lir::testing {
+namespace ekb::lower::testing {
+
+using namespace lir;
 
 // "pattern nn.t { ... BODY } workload w { WORKLOAD }"
 inline std::string pattern(const std::string& body, const std::string& workload) {
@@ -34,4 +36,4 @@ inline Lowered lower_text(const std::string& text, const std::string& stop = "",
   return l;
 }
 
-}  // namespace ekb::lir::testing
+}  // namespace ekb::lower::testing

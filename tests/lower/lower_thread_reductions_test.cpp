@@ -6,7 +6,9 @@
 #include "gpu_lower_test_util.h"
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::cuda_like_options;
@@ -96,4 +98,4 @@ TEST(LowerThreadReductions, WithoutShufflesEverywhereBothFormsAndASlotPerThread)
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

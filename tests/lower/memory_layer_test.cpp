@@ -4,7 +4,9 @@
 
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::matches_reference;
@@ -131,7 +133,7 @@ TEST(MemoryAlign, TempsAlignedAndArgumentsUpToTheHarnessGuarantee) {
   EXPECT_NE(scheduled_lir(text).find("aligned 128"), std::string::npos) << scheduled_lir(text);
   auto l = ir::testing::load(text);
   ASSERT_TRUE(l.inst);
-  std::string source = codegen::emit_c_source(lir::lower(*l.inst));
+  std::string source = codegen::emit_c_source(lower::lower(*l.inst));
   EXPECT_NE(source.find("__builtin_assume_aligned(A, 64)"), std::string::npos) << source;
   EXPECT_NE(source.find("aligned(128)"), std::string::npos) << source;
   EXPECT_EQ(matches_reference(text), "");
@@ -154,13 +156,14 @@ TEST(MemoryNontemporal, OutputVectorStoresStreamAndStayCorrectWhereUnaligned) {
   std::string text = with_layers(body, "H = 4, W = 20", schedule, "nontemporal(y)");
   auto l = ir::testing::load(text);
   ASSERT_TRUE(l.inst) << l.diags;
-  std::string source = codegen::emit_c_source(lir::lower(*l.inst));
+  std::string source = codegen::emit_c_source(lower::lower(*l.inst));
   EXPECT_NE(source.find("ekb_stream_f32x16(&y["), std::string::npos) << source;
   EXPECT_NE(source.find("__builtin_nontemporal_store"), std::string::npos) << source;
   EXPECT_NE(source.find("__builtin_ia32_sfence();"), std::string::npos) << source;
   EXPECT_EQ(matches_reference(text), "");
   // Without the directive: plain stores, no fence.
-  std::string plain = codegen::emit_c_source(lir::lower(*ir::testing::load(with_layers(body, "H = 4, W = 20", schedule, "")).inst));
+  std::string plain =
+      codegen::emit_c_source(lower::lower(*ir::testing::load(with_layers(body, "H = 4, W = 20", schedule, "")).inst));
   EXPECT_EQ(plain.find("ekb_stream_"), std::string::npos) << plain;
   EXPECT_EQ(plain.find("sfence"), std::string::npos) << plain;
 
@@ -179,7 +182,7 @@ TEST(MemoryPrefetch, EachIterationPrefetchesItsReadsAhead) {
   std::string text = with_layers(body, "H = 5, W = 64", schedule, "prefetch(y, j, x, 128)");
   auto l = ir::testing::load(text);
   ASSERT_TRUE(l.inst) << l.diags;
-  std::string source = codegen::emit_c_source(lir::lower(*l.inst));
+  std::string source = codegen::emit_c_source(lower::lower(*l.inst));
   // x[i * 64 + j * 16 + lane] at lane 0, 128 floats (512 bytes) on: one prefetch per iteration of j.
   size_t at = source.find("__builtin_prefetch((const void*)((uintptr_t)&x[");
   ASSERT_NE(at, std::string::npos) << source;
@@ -202,7 +205,7 @@ TEST(MemoryPrefetch, EveryLineOfAnUnrolledBodyAndOneForALongInnerLoop) {
   auto prefetches = [](const std::string& text) {
     auto l = ir::testing::load(text);
     EXPECT_TRUE(l.inst) << l.diags;
-    std::string source = codegen::emit_c_source(lir::lower(*l.inst));
+    std::string source = codegen::emit_c_source(lower::lower(*l.inst));
     std::vector<std::string> offsets;
     for (size_t at = source.find("__builtin_prefetch"); at != std::string::npos;
          at = source.find("__builtin_prefetch", at + 1)) {
@@ -229,4 +232,4 @@ TEST(MemoryPrefetch, EveryLineOfAnUnrolledBodyAndOneForALongInnerLoop) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

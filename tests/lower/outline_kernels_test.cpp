@@ -5,7 +5,9 @@
 #include "gpu_lower_test_util.h"
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::cuda_like_options;
@@ -94,4 +96,4 @@ TEST(OutlineKernels, SharedMemoryIsDeclaredAtTheTopOfItsKernel) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

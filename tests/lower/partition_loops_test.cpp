@@ -8,7 +8,9 @@
 #include "lower_test_util.h"
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::lower_text;
@@ -101,4 +103,4 @@ TEST(PartitionLoops, NoBoundaryReadsNoSplit) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

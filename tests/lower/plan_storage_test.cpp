@@ -6,7 +6,9 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 TEST(PlanStorage, StackOrScratch) {
@@ -55,4 +57,4 @@ TEST(PlanStorage, StackOrScratch) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

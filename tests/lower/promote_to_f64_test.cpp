@@ -6,7 +6,9 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::lower_text;
@@ -55,4 +57,4 @@ TEST(PromoteToF64, CanBeTurnedOff) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -10,7 +10,9 @@
 #include "lower/schedule_loops.h"
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::pattern;
@@ -371,4 +373,4 @@ TEST(CooperativeReduction, RowsOnThreadYEachReduceOverThreadX) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

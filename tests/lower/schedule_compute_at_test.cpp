@@ -5,7 +5,9 @@
 
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::matches_reference;
@@ -135,4 +137,4 @@ TEST(ScheduleComputeRoot, DefaultPlacementAndNoUndo) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

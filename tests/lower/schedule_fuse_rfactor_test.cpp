@@ -3,7 +3,9 @@
 
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::matches_reference;
@@ -76,4 +78,4 @@ TEST(ApplySchedule, GpuBlocksAreIgnoredOnCpuAndBindIsAnErrorThere) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

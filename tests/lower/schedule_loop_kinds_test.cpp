@@ -9,7 +9,9 @@
 #include "schedule_test_util.h"
 #include "test_paths.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::matches_reference;
@@ -133,7 +135,7 @@ TEST(ScheduleLoopKinds, VectorizeSplitsByTheWidthAndPeelsTheRest) {
 TEST(ScheduleLoopKinds, VectorizedLoopIsPackedSimdInTheAssembly) {
   auto l = ir::testing::load(with_schedule(kAxpy, "R = 4, C = 64", "vectorize(y, j, 8)"));
   ASSERT_TRUE(l.inst) << l.diags;
-  std::string source = codegen::emit_c_source(lir::lower(*l.inst));
+  std::string source = codegen::emit_c_source(lower::lower(*l.inst));
   ASSERT_NE(source.find("8 lanes at once"), std::string::npos) << source;
   std::string c = ekb::testing::private_temp_path("ekb_vectorize", ".c");
   std::string s = ekb::testing::private_temp_path("ekb_vectorize", ".s");
@@ -154,4 +156,4 @@ TEST(ScheduleLoopKinds, VectorizedLoopIsPackedSimdInTheAssembly) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

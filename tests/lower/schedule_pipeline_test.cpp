@@ -8,7 +8,9 @@
 
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::matches_reference;
@@ -151,4 +153,4 @@ TEST(SchedulePipeline, IsACpuDirective) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

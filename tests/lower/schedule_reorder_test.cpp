@@ -4,7 +4,9 @@
 
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::matches_reference;
@@ -99,4 +101,4 @@ TEST(ScheduleReorder, TriangularBoundsStayInsideTheirLoop) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

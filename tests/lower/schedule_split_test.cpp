@@ -4,7 +4,9 @@
 
 #include "schedule_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::matches_reference;
@@ -80,4 +82,4 @@ TEST(ScheduleSplit, TileSplitsBothLoopsAndOrdersTheBlocksOutside) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

@@ -14,7 +14,9 @@
 #include "lower/lower.h"
 #include "lower/schedule_loops.h"
 
-namespace ekb::lir::testing {
+namespace ekb::lower::testing {
+
+using namespace lir;
 
 // The cpu backend's flags, at -O2 for test speed.
 inline constexpr const char* kScheduledFlags = "-O2 -march=native -fopenmp";
@@ -48,7 +50,7 @@ inline std::string schedule_error(const std::string& text) {
 // Compiles instance's scheduled C and compares it with the reference on seeded inputs: "" when
 // every output matches, else the first difference and the source.
 inline std::string matches_reference(const ir::Instance& inst, uint64_t seed = 1) {
-  std::string source = codegen::emit_c_source(lir::lower(inst));
+  std::string source = codegen::emit_c_source(lower::lower(inst));
   codegen::testing::NativeKernel kernel(source, kScheduledFlags);
   auto inputs = ir::generate_inputs(inst, seed);
   std::string diff = codegen::testing::compare_outputs(inst, codegen::testing::run_native(kernel, inst, inputs),
@@ -62,4 +64,4 @@ inline std::string matches_reference(const std::string& text) {
   return matches_reference(*l.inst);
 }
 
-}  // namespace ekb::lir::testing
+}  // namespace ekb::lower::testing

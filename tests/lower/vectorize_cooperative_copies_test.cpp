@@ -5,7 +5,9 @@
 #include "gpu_lower_test_util.h"
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::cuda_like_options;
@@ -49,4 +51,4 @@ TEST(VectorizeCooperativeCopies, RowsOfAnOddLengthAreCopiedFloatByFloat) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower

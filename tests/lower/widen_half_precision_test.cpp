@@ -6,7 +6,9 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lir {
+namespace ekb::lower {
+
+using namespace lir;
 namespace {
 
 using testing::lower_text;
@@ -74,4 +76,4 @@ TEST(WidenHalfPrecision, HalfOutputsReadByTheKernelAreComputedInAnF32Shadow) {
 }
 
 }  // namespace
-}  // namespace ekb::lir
+}  // namespace ekb::lower
