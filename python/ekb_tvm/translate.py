@@ -458,12 +458,13 @@ class GpuTranslator(Translator):
             super().stmt(s, depth)
 
     def imm(self, t, v):
-        if self.language == "opencl" and t in FLOATS and not isinstance(v, str):
-            # TVM's OpenCL printer writes float constants with 7 significant digits (%e): one that
-            # this does not round-trip is given by its bits (transformer.t5_relative_bias: log(...)
-            # / 2.772589 truncated to an integer differed).
+        # TVM's printers write float constants in decimal: OpenCL's with 7 significant digits
+        # (%e), CUDA's doubles with 16 (its floats are exact hexadecimal). A constant that this
+        # does not reproduce is given by its bits (transformer.t5_relative_bias: log(...) /
+        # 2.772589 truncated to an integer differed).
+        if t in FLOATS and not isinstance(v, str) and (self.language == "opencl" or t == "f64"):
             value = float(v)
-            printed = float("%e" % value)
+            printed = float(("%e" if self.language == "opencl" else "%.16g") % value)
             if t == "f32":
                 value, printed = (struct.unpack("<f", struct.pack("<f", x))[0] for x in (value, printed))
             if printed != value:
@@ -471,7 +472,8 @@ class GpuTranslator(Translator):
                     bits = struct.unpack("<i", struct.pack("<f", value))[0]
                     return 'T.call_pure_extern("float32", "as_float", T.int32(%d))' % bits
                 bits = struct.unpack("<q", struct.pack("<d", value))[0]
-                return 'T.call_pure_extern("float64", "as_double", T.int64(%d))' % bits
+                as_double = "as_double" if self.language == "opencl" else "__longlong_as_double"
+                return 'T.call_pure_extern("float64", "%s", T.int64(%d))' % (as_double, bits)
         return super().imm(t, v)
 
     def as_unsigned(self, t, x):
