@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# The tvm compiler interface on cpu (docs/TVM.md): coverage and compile time.
+# The tvm compiler interface (docs/TVM.md) on a backend (cpu, cuda or opencl): coverage and
+# compile time.
 #  1. N workloads spread evenly over the suite (every (total/N)-th in list order; default 100;
 #     `all` for the whole suite): `ekb eval -s tvm --no-timing` with a cold TVM and compile cache,
 #     then again warm. How many compile and are correct, the failures by cause; compile time per
 #     workload (TVM's bridge plus clang) cold and cached.
 #  2. The same workloads through `-s native --no-timing` (cold): the native compile time beside it.
-# Usage: bench/tvm.sh [N] [build dir]
+# Usage: bench/tvm.sh [N] [build dir] [backend]   (opencl: the device of $EKB_OPENCL_PLATFORM etc.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-100}"
 ekb="${2:-build}/ekb"
+backend="${3:-cpu}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export EKB_CACHE_DIR="$work/cache"
@@ -22,10 +24,10 @@ print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
 for run in tvm-cold tvm-warm native-cold; do
   solutions="${run%%-*}"
   start=$(date +%s.%N)
-  "$ekb" eval -s "$solutions" --no-timing --db "$work/$run.db" --json "$work/$run.json" "${names[@]}" \
+  "$ekb" eval -s "$solutions" -b "$backend" --no-timing --db "$work/$run.db" --json "$work/$run.json" "${names[@]}" \
     > "$work/$run.log" 2>&1 || true
   end=$(date +%s.%N)
-  echo "== $run: ${#names[@]} workloads in $(python3 -c "print(f'{$end - $start:.0f}')") s"
+  echo "== $run ($backend): ${#names[@]} workloads in $(python3 -c "print(f'{$end - $start:.0f}')") s"
 done
 python3 - "$work" <<'PY'
 import json, sys, collections, statistics as st
@@ -37,12 +39,14 @@ n = len(cold)
 compiled = sum(r["compiled"] for r in cold.values())
 correct = sum(r["correct"] for r in cold.values())
 print(f"coverage: {correct}/{n} correct ({100 * correct / n:.1f}%), {compiled}/{n} compiled")
-by_domain = collections.defaultdict(lambda: [0, 0])
+by_domain = collections.defaultdict(lambda: [0, 0, 0])
 for w, r in cold.items():
     d = w.split(".")[0]
-    by_domain[d][0] += r["correct"]
-    by_domain[d][1] += 1
-print("per domain: " + ", ".join(f"{d} {c}/{t}" for d, (c, t) in sorted(by_domain.items())))
+    by_domain[d][0] += r["compiled"]
+    by_domain[d][1] += r["correct"]
+    by_domain[d][2] += 1
+print("per domain (compiled/correct/workloads): " +
+      ", ".join(f"{d} {m}/{c}/{t}" for d, (m, c, t) in sorted(by_domain.items())))
 causes = collections.Counter()
 examples = {}
 for w, r in sorted(cold.items()):

@@ -2,8 +2,9 @@
 
     python -m ekb_tvm compile REQUEST.json RESULT.json
 
-REQUEST: {"backend": "cpu", "native": false, "signature": "void ekb_main(...)", "func": <loop IR JSON>}
-RESULT:  {"ok": true, "tvmscript": ..., "asm": ..., "source": <C translation unit>, "tvm_version": ...}
+REQUEST: {"backend": "cpu" | "cuda" | "opencl", "native": false, "signature": "void ekb_main(...)",
+          "func": <loop IR JSON>}
+RESULT:  {"ok": true, "tvmscript": ..., "asm": ..., "source": <what the backend compiles>, "tvm_version": ...}
       or {"ok": false, "stage": "translate" | "parse" | "build", "message": <TVM's message>}
 Exit status 0 whenever RESULT was written; a failure to compile is a result, not a crash.
 """
@@ -19,8 +20,9 @@ def compile_request(req):
     result = {"ok": False}
     stage = "translate"
     try:
-        if req.get("backend", "cpu") != "cpu":
-            raise translate.TranslationError("backend %s is not translated yet" % req.get("backend"))
+        backend = req.get("backend", "cpu")
+        if backend in ("cuda", "opencl"):
+            return compile_gpu(req, backend, result)
         script, externs = translate.to_tvmscript(req["func"], build.SYMBOL)
         result["tvmscript"] = script
         stage = "parse"
@@ -34,10 +36,34 @@ def compile_request(req):
         result["source"] = shim.shim_source(req["func"], req["signature"], symbol, externs, asm)
         result["ok"] = True
     except Exception as e:  # TVM raises many types; every one is this kernel's compile error
+        stage = result.get("stage", stage)  # the gpu route keeps its stage in the result
         result["stage"] = stage
         msg = str(e).strip() or type(e).__name__
         result["message"] = "%s: %s" % (stage, msg)
         result["traceback"] = traceback.format_exc()
+    return result
+
+
+def compile_gpu(req, backend, result):
+    """cuda / opencl: each kernel of the native gpu lowering translated and built by TVM, its
+    source wrapped for the backend (gpu_source.py). Raises with result["stage"] set."""
+    from . import build, gpu_source, translate
+
+    result["stage"] = "translate"
+    kernels, externs = translate.kernels_of(req["func"], build.SYMBOL, backend)
+    result["tvmscript"] = "\n".join(k.script for k in kernels)
+    import tvm
+
+    result["tvm_version"] = tvm.__version__
+    result["stage"] = "build"
+    device_source = build.build_gpu(kernels, backend) if kernels else ""
+    result["device_source"] = device_source
+    if backend == "cuda":
+        result["source"] = gpu_source.cuda_source(req["func"], req["signature"], kernels, externs, device_source)
+    else:
+        result["source"] = gpu_source.opencl_source(req["func"], kernels, externs, device_source)
+    result["ok"] = True
+    del result["stage"]
     return result
 
 

@@ -41,3 +41,24 @@ def build_cpu(prim_func, native=False):
     lib = getattr(lib, "mod", lib)  # 0.27's tvm.compile returns an Executable around the module
     asm = lib.inspect_source("asm")
     return asm, packed_symbol(asm)
+
+
+def gpu_target(language):
+    """cuda or opencl (TVM prints their source without a device), with an LLVM host for the
+    launching code, which ekb replaces by its own (gpu_source.py)."""
+    import tvm
+
+    return tvm.target.Target({"kind": language, "host": {"kind": "llvm", "mtriple": "x86_64-pc-linux-gnu"}})
+
+
+def build_gpu(kernels, language):
+    """TVM's device source for the kernels (translate.Kernel), one PrimFunc each, in one module."""
+    import tvm
+
+    mod = tvm.IRModule({k.symbol: parse(k.script).with_attr("global_symbol", k.symbol) for k in kernels})
+    lib = tvm.compile(mod, target=gpu_target(language))
+    lib = getattr(lib, "mod", lib)
+    device = [m for m in lib.imports if m.kind in ("cuda", "opencl")] if hasattr(lib, "imports") else []
+    if not device:
+        raise RuntimeError("TVM built no %s module" % language)
+    return device[0].inspect_source()

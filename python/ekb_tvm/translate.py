@@ -15,6 +15,8 @@ Every statement becomes the imperative TIR statement of the same meaning (docs/T
 """
 
 import math
+import re
+import struct
 
 DTYPES = {
     "bool": "bool",  # values; in memory a bool is one byte (BUFFER_DTYPES)
@@ -112,6 +114,10 @@ class Translator:
             return "T.%s(%r)" % (d, float(v))
         raise TranslationError("a %s constant" % t)
 
+    def math_name(self, name, t):
+        """The C library's function of that name for t (expf for f32)."""
+        return name + ("f" if t == "f32" else "")
+
     def extern(self, t, name, args):
         self.externs.add(name)
         return 'T.call_pure_extern("%s", "%s", %s)' % (DTYPES[t], name, ", ".join(args))
@@ -129,15 +135,19 @@ class Translator:
             # Bit casts, not conversions: TVM 0.27's constant folding refuses a conversion of a
             # negative constant to an unsigned type ("cannot make uint from negative value").
             u = UNSIGNED_OF[t]
-            ua = 'T.reinterpret("%s", %s)' % (u, a)
+            ua = self.as_unsigned(t, a)
             if b is None:
                 return 'T.reinterpret("%s", T.%s(0) - %s)' % (DTYPES[t], u, ua)
-            return 'T.reinterpret("%s", %s %s T.reinterpret("%s", %s))' % (DTYPES[t], ua, op, u, b)
+            return 'T.reinterpret("%s", %s %s %s)' % (DTYPES[t], ua, op, self.as_unsigned(t, b))
         # narrow: exact in int32, truncated back
         ia = 'T.Cast("int32", %s)' % a
         if b is None:
             return 'T.Cast("%s", T.int32(0) - %s)' % (DTYPES[t], ia)
         return 'T.Cast("%s", %s %s T.Cast("int32", %s))' % (DTYPES[t], ia, op, b)
+
+    def as_unsigned(self, t, x):
+        """x (of the signed type t) as the unsigned type of its width: a bit cast."""
+        return 'T.reinterpret("%s", %s)' % (UNSIGNED_OF[t], x)
 
     def expr(self, e):
         k = e["k"]
@@ -225,15 +235,14 @@ class Translator:
         if fn in LIBM:
             if t not in FLOATS:
                 raise TranslationError("%s of %s" % (fn, t))
-            name = LIBM[fn] + ("f" if t == "f32" else "")
-            return 'T.call_pure_extern("%s", "%s", %s)' % (DTYPES[t], name, ", ".join(args))
+            return 'T.call_pure_extern("%s", "%s", %s)' % (DTYPES[t], self.math_name(LIBM[fn], t), ", ".join(args))
         if fn in LLVM_UNARY:
             return self.llvm(t, LLVM_UNARY[fn], args)
         if fn == "rsqrt":
             return "(%s / %s)" % (self.imm(t, 1.0), self.llvm(t, "sqrt", args))
         if fn == "sigmoid":
             one = self.imm(t, 1.0)
-            name = "expf" if t == "f32" else "exp"
+            name = self.math_name("exp", t)
             return '(%s / (%s + T.call_pure_extern("%s", "%s", (-%s))))' % (one, one, DTYPES[t], name, args[0])
         if fn == "abs":
             if t in FLOATS:
@@ -362,3 +371,184 @@ def to_tvmscript(func, symbol):
     tr = Translator(func, symbol)
     text = tr.script()
     return text, sorted(tr.externs)
+
+
+# ---------------------------------------------------------------------- cuda and opencl
+class Kernel:
+    """One kernel of the gpu route: its PrimFunc's symbol and TVMScript, the launch it was written
+    for (blocks x threads, one dimension), and the scratch temps it takes as buffers."""
+
+    def __init__(self, symbol, script, blocks, threads, scratch):
+        self.symbol = symbol
+        self.script = script
+        self.blocks = blocks
+        self.threads = threads
+        self.scratch = scratch  # {buffer name: (IR type, element count, byte offset in the workspace)}
+
+
+def constant(e, what):
+    if e["k"] != "int":
+        raise TranslationError("%s is not a constant" % what)
+    return e["v"]
+
+
+def widen(a):
+    """The narrow integer expression a, converted to int32 (exactly)."""
+    return {"k": "cast", "type": "i32", "saturate": False, "args": [a]}
+
+
+class GpuTranslator(Translator):
+    """The translation of one Kernel of the native gpu lowering (its kernels: one per stage, the
+    stage's outermost independent loops as one flat grid-stride space, or one thread) as a PrimFunc
+    whose loops TVM can build for a gpu: the flat space bound to blockIdx.x x threadIdx.x, one
+    iteration per thread (a guard instead of a stride: enough blocks for all of them), and every
+    other loop sequential in its thread. Temps in the scratch workspace become buffer parameters
+    (the wrapper passes the workspace at their offsets); the others are a thread's local arrays."""
+
+    def __init__(self, func, symbol, language):
+        super().__init__(func, symbol)
+        self.language = language  # "cuda" | "opencl"
+        self.grid_stride = {}  # loop variable -> (stride in the flat space, extent)
+        self.scratch = {}
+
+    def math_name(self, name, t):
+        if self.language == "opencl":
+            return name  # OpenCL C's math functions are overloaded
+        return super().math_name(name, t)
+
+    def llvm(self, t, name, args):
+        if name in ("minimum", "maximum"):
+            return self.extern(t, "ekb_tvm_f%s_%s" % ("min" if name == "minimum" else "max", t), args)
+        name = {"nearbyint": "rint"}.get(name, name)
+        return 'T.call_pure_extern("%s", "%s", %s)' % (DTYPES[t], self.math_name(name, t), ", ".join(args))
+
+    def stmt(self, s, depth):
+        k = s["k"]
+        if k == "for" and s["kind"] == "grid_stride":
+            stride, extent = self.grid_stride[s["var"]]
+            lo = self.expr(s["min"])
+            self.emit(depth, "%s: T.int64 = %s + T.floormod(T.floordiv(ekb_flat, T.int64(%d)), T.int64(%d))"
+                      % (self.var_name(s["var"]), lo, stride, extent))
+            self.stmt(s["body"], depth)
+        elif k == "for" and s["kind"] != "serial":
+            self.stmt(dict(s, kind="serial"), depth)  # one thread runs the loop: no vectors, no threads
+        elif k == "for" and not (s["min"]["k"] == "int" and s["min"]["v"] == 0):
+            # Counted from 0, the variable bound in the body: TVM 0.27's gpu pipeline miscompiles a
+            # loop whose start depends on an enclosing loop's variable (linalg.nussinov: the inner
+            # loops lose an iteration and read shifted rows), which its cpu pipeline compiles right.
+            counter = self.var_name(s["var"]) + "_from0"
+            self.emit(depth, "for %s in T.serial(T.int64(0), %s):" % (counter, self.expr(s["extent"])))
+            self.emit(depth + 1, "%s: T.int64 = %s + %s" % (self.var_name(s["var"]), self.expr(s["min"]), counter))
+            self.stmt(s["body"], depth + 1)
+        elif k == "allocate" and s["scope"] == "scratch":
+            self.buffer_types[s["buffer"]] = s["type"]
+            count = constant(s["extent"], "the size of " + s["buffer"])
+            self.scratch[s["buffer"]] = (s["type"], count, s["scratch_offset"])
+            self.stmt(s["body"], depth)
+        elif k == "allocate":
+            if s["scope"] == "shared":
+                raise TranslationError("a shared-memory temp (a schedule's) is not translated")
+            self.buffer_types[s["buffer"]] = s["type"]
+            self.emit(depth, '%s = T.alloc_buffer((%s,), "%s", scope="local")' % (
+                self.buf_name(s["buffer"]), self.expr(s["extent"]), BUFFER_DTYPES[s["type"]]))
+            self.stmt(s["body"], depth)
+        elif k == "kernel":
+            raise TranslationError("a kernel inside a kernel")
+        else:
+            super().stmt(s, depth)
+
+    def imm(self, t, v):
+        # TVM's printers write float constants in decimal: OpenCL's with 7 significant digits
+        # (%e), CUDA's doubles with 16 (its floats are exact hexadecimal). A constant that this
+        # does not reproduce is given by its bits (transformer.t5_relative_bias: log(...) /
+        # 2.772589 truncated to an integer differed).
+        if t in FLOATS and not isinstance(v, str) and (self.language == "opencl" or t == "f64"):
+            value = float(v)
+            printed = float(("%e" if self.language == "opencl" else "%.16g") % value)
+            if t == "f32":
+                value, printed = (struct.unpack("<f", struct.pack("<f", x))[0] for x in (value, printed))
+            if printed != value:
+                if t == "f32":
+                    bits = struct.unpack("<i", struct.pack("<f", value))[0]
+                    return 'T.call_pure_extern("float32", "as_float", T.int32(%d))' % bits
+                bits = struct.unpack("<q", struct.pack("<d", value))[0]
+                as_double = "as_double" if self.language == "opencl" else "__longlong_as_double"
+                return 'T.call_pure_extern("float64", "%s", T.int64(%d))' % (as_double, bits)
+        return super().imm(t, v)
+
+    def as_unsigned(self, t, x):
+        # TVM's OpenCL printer takes the address of a reinterpreted operand, which a constant has
+        # not ("&(0)"): a constant operand becomes its unsigned value instead.
+        m = re.fullmatch(r"T\.int(32|64)\((-?\d+)\)", x)
+        if m:
+            value = int(m.group(2)) % (1 << int(m.group(1)))
+            if value < 1 << 63:  # a uint64 constant above 2^63 does not pass TVM's FFI
+                return "T.%s(%d)" % (UNSIGNED_OF[t], value)
+        return super().as_unsigned(t, x)
+
+    def binary(self, e):
+        x = e["args"][0]
+        if e["op"] in ("div", "mod", "truncdiv", "truncmod") and x["type"] in ("i8", "u8", "i16"):
+            # In int32, the quotient truncated back: TVM's OpenCL printer writes an 8/16-bit floor
+            # division as a select() whose operands differ in width, which OpenCL C refuses.
+            wide = dict(e, type="i32", args=[widen(a) for a in e["args"]])
+            return self.expr({"k": "cast", "type": e["type"], "saturate": False, "args": [wide]})
+        if e["op"] in ("eq", "ne", "lt", "le", "gt", "ge") and x["type"] in ("i8", "u8", "i16"):
+            # Likewise compared in int32: TVM's simplifier rewrites `x >= 100` of an int8 x as
+            # `1 <= floordiv(x, 100)`, which then meets the printer's select().
+            return super().binary(dict(e, args=[widen(a) for a in e["args"]]))
+        return super().binary(e)
+
+    def kernel(self, k):
+        """The Kernel statement k as a PrimFunc: a Kernel, or None when it has no iterations."""
+        launch = k["launch"]
+        if launch["kind"] == "single":
+            blocks, threads, count = 1, 1, 1
+        else:
+            extents = [constant(e, "the extent of grid-stride loop %s" % v)
+                       for v, e in zip(launch["loops"], launch["extents"])]
+            stride = 1
+            for v, e in reversed(list(zip(launch["loops"], extents))):
+                self.grid_stride[v] = (stride, max(e, 1))
+                stride *= max(e, 0)
+            count = stride
+            threads = launch["threads"]
+            blocks = (count + threads - 1) // threads
+        if count == 0:
+            return None
+        self.lines = []
+        self.emit(1, 'for ekb_bx in T.thread_binding(T.int64(%d), thread="blockIdx.x"):' % blocks)
+        self.emit(2, 'for ekb_tx in T.thread_binding(T.int64(%d), thread="threadIdx.x"):' % threads)
+        self.emit(3, "ekb_flat: T.int64 = ekb_bx * T.int64(%d) + ekb_tx" % threads)
+        self.emit(3, "if ekb_flat < T.int64(%d):" % count)
+        self.stmt(k["body"], 4)
+        body = self.lines
+        sig = []
+        for b in self.func["buffers"]:
+            if b["role"] in ("input", "output"):
+                n = 1
+                for d in b["shape"]:
+                    n *= d
+                sig.append('%s: T.Buffer((%d,), "%s")' % (self.buf_name(b["name"]), n, BUFFER_DTYPES[b["type"]]))
+        for name, (t, n, _) in sorted(self.scratch.items()):
+            sig.append('%s: T.Buffer((%d,), "%s")' % (self.buf_name(name), n, BUFFER_DTYPES[t]))
+        head = ["# from tvm.script import tirx as T", "@T.prim_func",
+                "def %s(%s):" % (self.symbol, ", ".join(sig)),
+                '    T.func_attr({"global_symbol": "%s", "tir.noalias": True})' % self.symbol]
+        return Kernel(self.symbol, "\n".join(head + body) + "\n", blocks, threads, dict(self.scratch))
+
+
+def kernels_of(func, symbol, language):
+    """The Kernel statements of a gpu-lowered function (in launch order) as Kernels, and the shim
+    helpers they call. Nothing runs outside a kernel but the launches themselves."""
+    tops = func["body"]["stmts"] if func["body"]["k"] == "block" else [func["body"]]
+    out, externs = [], set()
+    for i, k in enumerate(tops):
+        if k["k"] != "kernel":
+            raise TranslationError("a %s statement outside the kernels" % k["k"])
+        tr = GpuTranslator(func, "%s_%d" % (symbol, i), language)
+        kernel = tr.kernel(k)
+        externs |= tr.externs
+        if kernel is not None:
+            out.append(kernel)
+    return out, sorted(externs)

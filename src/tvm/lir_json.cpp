@@ -99,8 +99,38 @@ const char* json_for_kind_name(lir::ForKind k) {
     case ForKind::Parallel: return "parallel";
     case ForKind::Vectorized: return "vectorized";
     case ForKind::Unrolled: return "unrolled";
-    default: throw std::invalid_argument("a gpu loop has no cpu translation");
+    case ForKind::GpuGridStride: return "grid_stride";  // one axis of its Kernel's flat iteration space
+    default: throw std::invalid_argument("a loop bound to blocks or threads by a schedule is not translated");
   }
+}
+
+const char* json_scope_name(lir::MemoryScope s) {
+  using lir::MemoryScope;
+  switch (s) {
+    case MemoryScope::Global: return "global";
+    case MemoryScope::Stack: return "stack";
+    case MemoryScope::Scratch: return "scratch";
+    case MemoryScope::Shared: return "shared";
+    case MemoryScope::Local: return "local";
+  }
+  return "?";
+}
+
+json exprs(const std::vector<lir::ExprP>& v);
+
+// A Kernel's launch as the native gpu lowering decided it (outline_kernels): one thread, or its
+// grid-stride loops' flat iteration space over blocks of `threads`.
+json json_launch(const lir::Launch& l) {
+  json j;
+  switch (l.kind) {
+    case lir::LaunchKind::Single: j["kind"] = "single"; break;
+    case lir::LaunchKind::GridStride: j["kind"] = "grid_stride"; break;
+    case lir::LaunchKind::Grid: throw std::invalid_argument("a launch bound by a schedule is not translated");
+  }
+  j["threads"] = l.geometry.block[0];
+  j["loops"] = l.loops;
+  j["extents"] = exprs(l.extents);
+  return j;
 }
 
 json exprs(const std::vector<lir::ExprP>& v) {
@@ -224,6 +254,14 @@ json stmt_to_json(const lir::Stmt& s) {
       j["buffer"] = s.name;
       j["type"] = type_name(s.type);
       j["extent"] = expr_to_json(*s.extent);
+      j["scope"] = json_scope_name(s.scope);
+      j["scratch_offset"] = s.scratch_offset;
+      j["body"] = stmt_to_json(*s.body);
+      break;
+    case StmtKind::Kernel:
+      j["k"] = "kernel";
+      j["name"] = s.name;
+      j["launch"] = json_launch(s.launch);
       j["body"] = stmt_to_json(*s.body);
       break;
     case StmtKind::Prefetch:
@@ -231,9 +269,8 @@ json stmt_to_json(const lir::Stmt& s) {
       j["stmts"] = json::array();
       break;
     case StmtKind::Barrier:
-    case StmtKind::Kernel:
     case StmtKind::ThreadAllReduce:
-      throw std::invalid_argument("a gpu statement has no cpu translation");
+      throw std::invalid_argument("a barrier or thread all-reduce (a schedule's) is not translated");
   }
   return j;
 }
@@ -254,6 +291,7 @@ json func_to_json(const lir::Func& f) {
   json params = json::array();
   for (const auto& p : f.params) params.push_back({{"name", p.name}, {"value", p.value}});
   j["params"] = std::move(params);
+  j["scratch_bytes"] = f.scratch_bytes;
   j["body"] = stmt_to_json(*f.body);
   return j;
 }

@@ -84,20 +84,33 @@ TvmOptions default_options() {
   return o;
 }
 
-std::string request_json(const ir::Instance& inst, ir::Target target, const TvmOptions& options) {
-  if (target != ir::Target::Cpu)
-    throw CompileError(std::string("the tvm compiler interface does not translate for ") +
-                       std::string(ir::target_name(target)) + " yet (cpu only)");
-  lower::LowerOptions lo;
+namespace {
+
+// The loop IR the bridge translates: the compute layer's default lowering (its schedule and memory
+// layers ignored). On cpu every temp is a buffer of its own, which TVM places (stack or its
+// workspace). On cuda and opencl it is the native compiler's default gpu lowering: its kernels
+// (one per stage: a stage's outermost independent loops over blocks and threads, the rest in
+// each thread, or one thread for a stage that has none) and its temps in the scratch workspace,
+// which the wrapper around TVM's kernels provides (docs/TVM.md, "The gpu route").
+lir::Func lower_for_tvm(const ir::Instance& inst, ir::Target target) {
+  lower::LowerOptions lo = ir::is_gpu(target) ? lower::lower_options_for(target) : lower::LowerOptions{};
   lo.target = target;
-  lo.apply_layers = false;  // the compute layer's default lowering
-  // Every temp a buffer of its own: TVM places it (stack or its workspace), no scratch argument.
-  lo.storage.max_stack_bytes = std::numeric_limits<int64_t>::max();
-  lir::Func f = lower::lower(inst, lo);
+  lo.apply_layers = false;
+  // Half arithmetic in f32: the translation keeps half values as their bits (translate.py).
+  lo.widen_half_precision = true;
+  lo.keep_half_temps = false;
+  if (!ir::is_gpu(target)) lo.storage.max_stack_bytes = std::numeric_limits<int64_t>::max();
+  return lower::lower(inst, lo);
+}
+
+}  // namespace
+
+std::string request_json(const ir::Instance& inst, ir::Target target, const TvmOptions& options) {
+  lir::Func f = lower_for_tvm(inst, target);
   json req;
   req["backend"] = std::string(ir::target_name(target));
   req["native"] = options.native_cpu;
-  req["signature"] = codegen::kernel_signature(inst, codegen::Target::Cpu);
+  req["signature"] = codegen::kernel_signature(inst, target);
   try {
     req["func"] = func_to_json(f);
   } catch (const std::invalid_argument& e) {
@@ -151,7 +164,9 @@ TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions&
   out.assembly = result.value("asm", "");
   out.tvm_version = result.value("tvm_version", "");
   if (!result.value("ok", false)) throw CompileError("tvm: " + result.value("message", std::string("(no message)")));
-  out.source.language = runtime::Language::C;
+  out.source.language = target == ir::Target::Cuda     ? runtime::Language::Cuda
+                        : target == ir::Target::OpenCL ? runtime::Language::OpenCL
+                                                       : runtime::Language::C;
   out.source.text = result.value("source", "");
   out.source.origin = std::string(kTvmDefault);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

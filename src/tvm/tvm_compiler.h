@@ -2,8 +2,9 @@
 // native compiler, for a backend's usual harness. The workload's default-lowered loop IR goes to
 // the bridge (python/ekb_tvm, run as a subprocess with the Python environment that
 // scripts/install-deps.sh creates) as JSON; TVM builds it, and what comes back is a source the
-// backend compiles like any other: on cpu a C translation unit holding TVM's assembly and the shim
-// that gives it the kernel ABI (no Python and no TVM runtime when it runs).
+// backend compiles like any other (no Python and no TVM runtime when it runs): on cpu a C
+// translation unit holding TVM's assembly and the shim that gives it the kernel ABI; on cuda TVM's
+// kernels and an `ekb_main` launching them; on opencl TVM's kernels and their launch description.
 //
 // Results are cached by content hash (the bridge's sources, the installed TVM version, the request)
 // under <cache>/tvm/, beside the backends' compile caches.
@@ -42,7 +43,7 @@ struct TvmOptions {
 
 struct TvmOutput {
   runtime::Source source;  // what the backend compiles (origin "tvm:default")
-  std::string tvmscript;   // the PrimFunc TVM built, as TVMScript
+  std::string tvmscript;   // the PrimFunc(s) TVM built, as TVMScript (gpu: one per kernel)
   std::string assembly;    // cpu: TVM's LLVM output
   std::string tvm_version;
   std::string key;         // the cache key
@@ -55,7 +56,7 @@ inline constexpr std::string_view kTvmDefault = "tvm:default";
 
 TvmOptions default_options();
 
-// TVM's compilation of `inst` for `target` (cpu only so far). Throws CompileError for what TVM
+// TVM's compilation of `inst` for `target`. Throws CompileError for what TVM
 // refuses, EnvironmentError when the environment is missing.
 TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions& options = default_options());
 

@@ -88,13 +88,32 @@ TEST(TvmCompiler, ASecondCompileIsServedFromTheCacheUnderTheSameKey) {
   fs::remove_all(o.cache_dir);
 }
 
-TEST(TvmCompiler, WhatIsNotTranslatedYetIsACompileErrorSayingSo) {
-  try {
-    ekb::tvm::compile(bind("linalg.gemm/mini"), ekb::ir::Target::Cuda);
-    FAIL() << "no error";
-  } catch (const ekb::tvm::CompileError& e) {
-    EXPECT_TRUE(contains(e.what(), "cpu only")) << e.what();
+// What TVM refuses is the workload's compile error carrying the bridge's message, and is cached
+// like a success: the same request is not sent to TVM again. (A bridge that refuses everything
+// stands in for TVM here, so that the test does not depend on what TVM cannot do today.)
+TEST(TvmCompiler, ARefusalIsACompileErrorWithTvmsMessageAndIsCached) {
+  ekb::tvm::TvmOptions o = ekb::tvm::default_options();
+  const fs::path root = ekb::testing::private_temp_path("tvm_refusing_bridge");
+  fs::create_directories(root / "ekb_tvm");
+  std::ofstream(root / "ekb_tvm" / "__init__.py") << "";
+  std::ofstream(root / "ekb_tvm" / "__main__.py")
+      << "import json, sys\n"
+         "open('" << (root / "runs").string() << "', 'a').write('run\\n')\n"
+         "json.dump({'ok': False, 'stage': 'build', 'message': 'build: refused by this bridge'}, open(sys.argv[3], 'w'))\n";
+  o.bridge_dir = root.string();
+  o.cache_dir = (root / "cache").string();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      ekb::tvm::compile(bind("linalg.gemm/mini"), ekb::ir::Target::OpenCL, o);
+      FAIL() << "no error";
+    } catch (const ekb::tvm::CompileError& e) {
+      EXPECT_TRUE(contains(e.what(), "tvm: build: refused by this bridge")) << e.what();
+    }
   }
+  std::ifstream runs(root / "runs");
+  std::string text((std::istreambuf_iterator<char>(runs)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "run\n") << "the bridge ran again instead of the cache answering";
+  fs::remove_all(root);
 }
 
 TEST(TvmCompiler, AMissingEnvironmentSaysToRunTheSetUp) {
