@@ -21,6 +21,22 @@ inline void for_each_shifted(size_t n, size_t shift, Block block) {
   block(n - shift, 0, shift);
 }
 
+// out[k] = element(k, (k + shift) mod n) for every k, and the same into `copy` when there is one,
+// in the same pass (the timing loop derives straight into the kernel's arena and keeps a copy to
+// check the inputs against after the call: one read of the sources instead of two).
+template <typename Storage, typename Element>
+inline void write_derived(uint8_t* out, uint8_t* copy, size_t n, size_t shift, Element element) {
+  Storage* __restrict x = reinterpret_cast<Storage*>(out);
+  Storage* __restrict y = reinterpret_cast<Storage*>(copy);
+  for_each_shifted(n, shift, [&](size_t k0, size_t j0, size_t count) {
+    if (y) {
+      for (size_t i = 0; i < count; ++i) x[k0 + i] = y[k0 + i] = element(k0 + i, j0 + i);
+    } else {
+      for (size_t i = 0; i < count; ++i) x[k0 + i] = element(k0 + i, j0 + i);
+    }
+  });
+}
+
 // Float types, element by element on the buffers' own encoding (no decoding into doubles first:
 // this runs before every timed call, and a pass over the inputs must cost about a memcpy).
 // `decode` gives an element's value, `encode` the nearest value of the type as its storage.
@@ -30,35 +46,32 @@ inline void for_each_shifted(size_t n, size_t shift, Block block) {
 // a coin toss, and as a branch it cost more than the kernels of many workloads. `Real` is the
 // arithmetic's type: float where the range allows it (twice the lanes of double).
 template <typename Storage, typename Real = double, typename Decode, typename Encode>
-inline void derive_float(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
-                         size_t shift, double offset_fraction, Decode decode, Encode encode) {
+inline void derive_float(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out,
+                         uint8_t* copy, size_t n, size_t shift, double offset_fraction, Decode decode, Encode encode) {
   const Real lo = static_cast<Real>(r.flo), hi = static_cast<Real>(r.fhi), span = hi - lo,
              inv = span > 0 ? 1 / span : 0, offset = static_cast<Real>(offset_fraction);
   const auto* a = reinterpret_cast<const Storage*>(base);
   const auto* b = reinterpret_cast<const Storage*>(partner);
-  auto* x = reinterpret_cast<Storage*>(out);
-  auto one = [&](const Storage& ak, const Storage& bj, Storage& xk) {
+  auto one = [&](const Storage& ak, const Storage& bj) -> Storage {
     Real t = (static_cast<Real>(decode(ak)) - lo) * inv + (static_cast<Real>(decode(bj)) - lo) * inv + offset;
     t -= static_cast<Real>(t >= 1);
     t -= static_cast<Real>(t >= 1);
     const Real v = lo + t * span;
     // Clamped where the arithmetic stepped past an end; the ends are values of the type, so
     // rounding to the nearest one (monotonic) cannot step past them again.
-    xk = encode(std::min(std::max(v, lo), hi));
+    return encode(std::min(std::max(v, lo), hi));
   };
-  for_each_shifted(n, shift, [&](size_t k0, size_t j0, size_t count) {
-    for (size_t i = 0; i < count; ++i) one(a[k0 + i], b[j0 + i], x[k0 + i]);
-  });
+  write_derived<Storage>(out, copy, n, shift, [&](size_t k, size_t j) { return one(a[k], b[j]); });
 }
 
 // f32 inputs, the most common by far: float's arithmetic unless the range's width overflows it.
-inline void derive_f32(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
-                size_t shift, double offset) {
+inline void derive_f32(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out,
+                       uint8_t* copy, size_t n, size_t shift, double offset) {
   const auto same = [](float v) { return v; };
   if (std::isfinite(static_cast<float>(r.fhi - r.flo)))
-    derive_float<float, float>(r, base, partner, out, n, shift, offset, same, same);
+    derive_float<float, float>(r, base, partner, out, copy, n, shift, offset, same, same);
   else
-    derive_float<float, double>(r, base, partner, out, n, shift, offset, same,
+    derive_float<float, double>(r, base, partner, out, copy, n, shift, offset, same,
                                 [](double v) { return static_cast<float>(v); });
 }
 
@@ -67,8 +80,8 @@ inline void derive_f32(const ir::ValueRange& r, const uint8_t* base, const uint8
 // narrowest such type, so that a vector holds as many elements as it can: the offset of v from the
 // low end is v - low modulo the type's width, exact because it lies in [0, span).
 template <typename Storage>
-void derive_integer(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out, size_t n,
-                    size_t shift, uint64_t random_offset) {
+void derive_integer(const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out,
+                    uint8_t* copy, size_t n, size_t shift, uint64_t random_offset) {
   using Wide = std::conditional_t<
       (sizeof(Storage) == 1), uint16_t,
       std::conditional_t<(sizeof(Storage) == 2), uint32_t,
@@ -78,48 +91,45 @@ void derive_integer(const ir::ValueRange& r, const uint8_t* base, const uint8_t*
   const Wide offset = static_cast<Wide>(static_cast<unsigned __int128>(random_offset) % span);
   const auto* a = reinterpret_cast<const Storage*>(base);
   const auto* b = reinterpret_cast<const Storage*>(partner);
-  auto* x = reinterpret_cast<Storage*>(out);
   // Sign-extended to 64 bits first, then truncated: the same bits as v modulo Wide's width.
   auto from_low = [&](Storage v) { return static_cast<Wide>(static_cast<Wide>(static_cast<int64_t>(v)) - low); };
-  for_each_shifted(n, shift, [&](size_t k0, size_t j0, size_t count) {
-    for (size_t i = 0; i < count; ++i) {
-      Wide sum = static_cast<Wide>(from_low(a[k0 + i]) + from_low(b[j0 + i]) + offset);
-      sum = static_cast<Wide>(sum - (sum >= span ? span : 0));
-      sum = static_cast<Wide>(sum - (sum >= span ? span : 0));
-      x[k0 + i] = static_cast<Storage>(low + sum);
-    }
+  write_derived<Storage>(out, copy, n, shift, [&](size_t k, size_t j) {
+    Wide sum = static_cast<Wide>(from_low(a[k]) + from_low(b[j]) + offset);
+    sum = static_cast<Wide>(sum - (sum >= span ? span : 0));
+    sum = static_cast<Wide>(sum - (sum >= span ? span : 0));
+    return static_cast<Storage>(low + sum);
   });
 }
 
 // One input of a set, in its element type; with a clone for AVX2 machines picked at load time.
 [[gnu::target_clones("avx2", "default"), gnu::flatten]]
 void derive(ir::ScalarType type, const ir::ValueRange& r, const uint8_t* base, const uint8_t* partner, uint8_t* out,
-            size_t n, size_t shift, double offset, uint64_t int_offset) {
+            uint8_t* copy, size_t n, size_t shift, double offset, uint64_t int_offset) {
   using ir::ScalarType;
   switch (type) {
     case ScalarType::F32:
-      return derive_f32(r, base, partner, out, n, shift, offset);
+      return derive_f32(r, base, partner, out, copy, n, shift, offset);
     case ScalarType::F64:
-      return derive_float<double>(r, base, partner, out, n, shift, offset, [](double v) { return v; },
+      return derive_float<double>(r, base, partner, out, copy, n, shift, offset, [](double v) { return v; },
                                   [](double v) { return v; });
     case ScalarType::F16:
-      return derive_float<uint16_t>(r, base, partner, out, n, shift, offset, ir::f16_value, ir::f16_bits);
+      return derive_float<uint16_t>(r, base, partner, out, copy, n, shift, offset, ir::f16_value, ir::f16_bits);
     case ScalarType::BF16:
-      return derive_float<uint16_t>(r, base, partner, out, n, shift, offset, ir::bf16_value, ir::bf16_bits);
-    case ScalarType::I8: return derive_integer<int8_t>(r, base, partner, out, n, shift, int_offset);
-    case ScalarType::U8: return derive_integer<uint8_t>(r, base, partner, out, n, shift, int_offset);
-    case ScalarType::Bool: return derive_integer<uint8_t>(r, base, partner, out, n, shift, int_offset);
-    case ScalarType::I16: return derive_integer<int16_t>(r, base, partner, out, n, shift, int_offset);
-    case ScalarType::I32: return derive_integer<int32_t>(r, base, partner, out, n, shift, int_offset);
-    case ScalarType::I64: return derive_integer<int64_t>(r, base, partner, out, n, shift, int_offset);
+      return derive_float<uint16_t>(r, base, partner, out, copy, n, shift, offset, ir::bf16_value, ir::bf16_bits);
+    case ScalarType::I8: return derive_integer<int8_t>(r, base, partner, out, copy, n, shift, int_offset);
+    case ScalarType::U8: return derive_integer<uint8_t>(r, base, partner, out, copy, n, shift, int_offset);
+    case ScalarType::Bool: return derive_integer<uint8_t>(r, base, partner, out, copy, n, shift, int_offset);
+    case ScalarType::I16: return derive_integer<int16_t>(r, base, partner, out, copy, n, shift, int_offset);
+    case ScalarType::I32: return derive_integer<int32_t>(r, base, partner, out, copy, n, shift, int_offset);
+    case ScalarType::I64: return derive_integer<int64_t>(r, base, partner, out, copy, n, shift, int_offset);
     case ScalarType::Index: break;
   }
   throw std::logic_error("fresh inputs: unhandled element type");
 }
 
 // base + c * I for each [n, n] matrix of an `spd` input.
-void derive_spd(ir::ScalarType type, const std::vector<int64_t>& shape, const std::vector<uint8_t>& base,
-                std::vector<uint8_t>& out, double c) {
+std::vector<uint8_t> derive_spd(ir::ScalarType type, const std::vector<int64_t>& shape,
+                                const std::vector<uint8_t>& base, double c) {
   ir::TensorData a = ir::from_bytes(type, shape, base.data(), base.size());
   const int64_t n = shape.back();
   for (int64_t m = 0; m * n * n < a.num_elements(); ++m)
@@ -127,7 +137,7 @@ void derive_spd(ir::ScalarType type, const std::vector<int64_t>& shape, const st
       double& d = a.f[static_cast<size_t>(m * n * n + i * n + i)];
       d = ir::round_to_type(type, d + c);
     }
-  out = ir::to_bytes(a);
+  return ir::to_bytes(a);
 }
 
 uint64_t unpredictable_seed() {
@@ -148,24 +158,55 @@ FreshInputs::FreshInputs(const WorkloadReference& reference, std::vector<const T
   }
 }
 
-void FreshInputs::next(std::vector<std::vector<uint8_t>>& out) {
+void FreshInputs::next(InputBuffers& out) { write(draw(), out); }
+
+void FreshInputs::write(const Draw& d, InputBuffers& out) const {
   out.resize(inputs_.size());
+  std::vector<uint8_t*> dest(inputs_.size());
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    out[i].resize(bases_[0]->inputs[i].size());
+    dest[i] = out[i].data();
+  }
+  write(d, dest, nullptr);
+}
+
+FreshInputs::Draw FreshInputs::draw() {
+  Draw d;
   const size_t nb = bases_.size();
-  const Trial& base = *bases_[sets_ % nb];
-  const Trial& partner = *bases_[(sets_ + 1 + rng_.next() % nb) % nb];  // may be base itself
+  d.base = sets_ % nb;
+  d.partner = (sets_ + 1 + rng_.next() % nb) % nb;  // may be the base itself
   ++sets_;
+  for (const Input& in : inputs_) {
+    const size_t n = bases_[d.base]->inputs[d.per_input.size()].size() / ir::byte_size(in.type);
+    InputDraw x;
+    // A shift of zero would add each element to itself: draw it among the other positions.
+    x.shift = n > 1 ? static_cast<size_t>(rng_.uniform_int(1, static_cast<int64_t>(n) - 1)) : 0;
+    x.offset = rng_.uniform01();
+    x.seed = rng_.next();
+    d.per_input.push_back(x);
+  }
+  return d;
+}
+
+void FreshInputs::next_into(const std::vector<uint8_t*>& dest, InputBuffers* copy) { write(draw(), dest, copy); }
+
+void FreshInputs::write(const Draw& d, const std::vector<uint8_t*>& dest, InputBuffers* copy) const {
+  if (copy) copy->resize(inputs_.size());
+  const Trial& base = *bases_[d.base];
+  const Trial& partner = *bases_[d.partner];
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const Input& in = inputs_[i];
+    const InputDraw& x = d.per_input[i];
     const std::vector<uint8_t>& a = base.inputs[i];
     const size_t n = a.size() / ir::byte_size(in.type);
-    // A shift of zero would add each element to itself: draw it among the other positions.
-    const size_t shift = n > 1 ? static_cast<size_t>(rng_.uniform_int(1, static_cast<int64_t>(n) - 1)) : 0;
-    const double offset = rng_.uniform01();
+    if (copy) (*copy)[i].resize(a.size());
+    uint8_t* copy_data = copy ? (*copy)[i].data() : nullptr;
     if (in.spd) {
-      derive_spd(in.type, in.shape, a, out[i], 0.05 + 0.45 * offset);
+      const std::vector<uint8_t> derived = derive_spd(in.type, in.shape, a, 0.05 + 0.45 * x.offset);
+      std::memcpy(dest[i], derived.data(), derived.size());
+      if (copy_data) std::memcpy(copy_data, derived.data(), derived.size());
     } else {
-      out[i].resize(a.size());
-      derive(in.type, in.range, a.data(), partner.inputs[i].data(), out[i].data(), n, shift, offset, rng_.next());
+      derive(in.type, in.range, a.data(), partner.inputs[i].data(), dest[i], copy_data, n, x.shift, x.offset, x.seed);
     }
   }
 }

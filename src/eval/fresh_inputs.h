@@ -27,7 +27,27 @@ class FreshInputs {
   FreshInputs(const WorkloadReference& reference, std::vector<const Trial*> bases);
 
   // Writes the next set into `inputs` (one buffer per input, ABI order; resized as needed).
-  void next(std::vector<std::vector<uint8_t>>& inputs);
+  void next(InputBuffers& inputs);
+  // Writes the next set straight into `dest` (one pointer per input, ABI order, each to its input's
+  // size), and the same bytes into *copy when given (resized as needed), in one pass.
+  void next_into(const std::vector<uint8_t*>& dest, InputBuffers* copy);
+
+  // A set's random choices, drawn once and written as often as needed: the timing loop writes the
+  // round's compared set once for each kernel, at the same cost as a set of its own, so that the
+  // time the harness spends before a call does not tell a kernel which call is compared.
+  struct InputDraw {
+    size_t shift = 0;
+    double offset = 0;
+    uint64_t seed = 0;
+  };
+  struct Draw {
+    size_t base = 0, partner = 0;  // indices into the bases
+    std::vector<InputDraw> per_input;
+  };
+  Draw draw();
+  // The set `d` stands for, into `dest` and *copy as next_into() writes; the same bytes every time.
+  void write(const Draw& d, const std::vector<uint8_t*>& dest, InputBuffers* copy) const;
+  void write(const Draw& d, InputBuffers& out) const;  // as next(InputBuffers&) writes
 
  private:
   struct Input {

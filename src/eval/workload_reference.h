@@ -23,11 +23,14 @@
 
 namespace ekb::eval {
 
+// One byte buffer per tensor, in ABI order.
+using InputBuffers = std::vector<std::vector<uint8_t>>;
+
 struct Trial {
   std::string label;                          // "random inputs (seed 7)", "edge values (seed ...)"
   uint64_t seed = 0;
   std::string kind;                           // "random", "edge", or a branch trial's label (the cache key's)
-  std::vector<std::vector<uint8_t>> inputs;   // each input's buffer, ABI order
+  InputBuffers inputs;                        // each input's buffer, ABI order
   std::vector<ir::TensorData> expected;       // each output's reference values, ABI order
   std::vector<double> rms;                    // root mean square of each expected output (finite values)
   std::string reference_error;                // non-empty: the reference failed on these inputs

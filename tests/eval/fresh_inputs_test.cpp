@@ -45,6 +45,31 @@ TEST(FreshInputs, EverySetDiffersFromTheTrialsAndFromEveryEarlierSetInEveryEleme
   }
 }
 
+// A draw written twice gives the same bytes, into the arena-style pointers and the copy alike (the
+// timing loop writes the round's compared set once for each kernel), and two draws differ.
+TEST(FreshInputs, ADrawWrittenAgainGivesTheSameSetAndItsCopy) {
+  for (const char* name : {"linalg.gemm/small", "linalg.cholesky/small", "qnn.conv2d/ic_resnet8_32x32x16"}) {
+    SCOPED_TRACE(name);
+    WorkloadReference& ref = TestWorkloads::get().reference(name);
+    FreshInputs fresh(ref, trials(ref, 3));
+    const FreshInputs::Draw d = fresh.draw();
+    InputBuffers once, twice, copy, other;
+    fresh.write(d, once);
+    fresh.draw();  // draws in between change nothing of d's set
+    std::vector<uint8_t*> dest;
+    twice = once;
+    for (auto& b : twice) {
+      std::fill(b.begin(), b.end(), uint8_t{0xA5});
+      dest.push_back(b.data());
+    }
+    fresh.write(d, dest, &copy);
+    EXPECT_EQ(twice, once);
+    EXPECT_EQ(copy, once);
+    fresh.write(fresh.draw(), other);
+    EXPECT_NE(other, once);
+  }
+}
+
 // Values stay inside each input's declared range (an int8 zero point, a [-8, 8] float, spd), for
 // every element type an input of the suite has (f32, f16, f64, i8, u8, i16, i32, i64), and two
 // consecutive sets differ in about every element where the range is wide.
