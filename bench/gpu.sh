@@ -21,12 +21,16 @@
 #     by domain and the failures. A shard cut short by the time budget reports what it finished.
 #     Then, per scheduled kernel, what nvcc and NVIDIA's OpenCL compiler made of it (PTX
 #     instruction classes, ptxas registers and spills: bench/gpu_device_code.py);
+#  4b. (`tvm`) TVM's kernels for cuda and opencl, made where TVM is installed by
+#     bench/tvm_gpu_sources.sh into bench/tvm-gpu/ (carried; $EKB_GPU_TVM names another directory),
+#     evaluated as solutions under the full protocol and timed against the native default: how many
+#     are correct, and the geomean speedup of TVM's default over ours, overall and per domain;
 # Steps 4 and 5 need a quiet GPU for 4 only, so 4 comes first; 5 takes what is left of the budget.
 #
 # Usage: bench/gpu.sh [N|all] [build dir]   (N: that many workloads spread evenly over the suite)
 #   EKB_GPU_BUDGET_S   wall-clock budget of the whole script, seconds (default 530: a device
 #                      command may run 600 s)
-#   EKB_GPU_STEPS      which of "tests calibrate table cuda opencl" to run (default: all; the whole
+#   EKB_GPU_STEPS      which of "tests calibrate table tvm cuda opencl" to run (default: all; the whole
 #                      list can outrun one call's budget: the suites then stop early and report what
 #                      they finished, so a second call with EKB_GPU_STEPS="cuda opencl" completes them)
 #   EKB_GPU_USE_CARRIED=1  use the binaries in the build directory even where ekb could be built
@@ -57,7 +61,7 @@ export EKB_CACHE_DIR="${EKB_CACHE_DIR:-$work/cache}"
 budget="${EKB_GPU_BUDGET_S:-530}"
 t0=$(date +%s)
 seconds_left() { echo $(( budget - ($(date +%s) - t0) )); }
-steps=" ${EKB_GPU_STEPS:-tests calibrate table cuda opencl} "
+steps=" ${EKB_GPU_STEPS:-tests calibrate table tvm cuda opencl} "
 step() { [[ "$steps" == *" $1 "* ]]; }
 
 echo "== machine"
@@ -282,6 +286,50 @@ if [ "$has_cuda" = 1 ] && [ "$has_opencl" = 1 ] && command -v ptxas > /dev/null;
   echo "== device code of the scheduled kernels: nvcc's PTX (cuda) against NVIDIA OpenCL's (opencl)"
   timeout 120 python3 bench/gpu_device_code.py "$ekb" "$EKB_CACHE_DIR" "$arch" examples/schedules-cuda "${sched_ws[@]}"
 fi
+fi
+
+# ---- TVM's kernels (bench/tvm_gpu_sources.sh, made where TVM is installed) against the native default ----
+tvm_dir="${EKB_GPU_TVM:-bench/tvm-gpu}"
+if step tvm && [ -e "$tvm_dir/workloads.txt" ]; then
+  mapfile -t tvm_ws < "$tvm_dir/workloads.txt"
+  tvm_runs=()
+  tvm_eval() {  # LABEL BACKEND-ARGS...
+    local label=$1; shift
+    local limit=$(( $(seconds_left) / 4 )); [ "$limit" -gt 200 ] && limit=200
+    if [ "$limit" -lt 30 ]; then echo "  $label: skipped, out of time"; return; fi
+    echo "== $label: TVM's kernels from $tvm_dir, ${#tvm_ws[@]} workloads, timed against the native default (limit ${limit} s)"
+    timeout "$limit" "$ekb" eval "$@" -s "$tvm_dir" --db "$work/tvm.db" --run "$label" --json "$work/$label.json" \
+      "${tvm_ws[@]}" > "$work/$label.log" 2>&1 || echo "  $label: exit $? ($(tail -1 "$work/$label.log"))"
+    [ -e "$work/$label.json" ] || "$ekb" report "$label" --db "$work/tvm.db" --json "$work/$label.json" > /dev/null 2>&1
+    tvm_runs+=("$work/$label.json")
+  }
+  [ "$has_cuda" = 1 ] && tvm_eval tvm-cuda --backend cuda
+  [ "$has_opencl" = 1 ] && tvm_eval tvm-opencl "${opencl_args[@]}"
+  cat "$work"/tvm-*.log >> "$out/eval.log" 2>/dev/null
+  python3 - "$out/tvm-results.json" "${tvm_runs[@]}" <<'PY'
+import json, math, sys, collections
+merged = {}
+for path in sys.argv[2:]:
+    try:
+        doc = json.load(open(path))
+    except (OSError, ValueError):
+        print(f"  {path}: no results"); continue
+    rs = doc["results"]
+    label = path.rsplit("/", 1)[-1][:-5]
+    merged[label] = doc
+    correct = [r for r in rs if r.get("correct")]
+    sp = [r["speedup"] for r in correct if r.get("speedup")]
+    gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+    print(f"  {label}: {len(correct)}/{len(rs)} correct; geomean speedup of TVM's default over the native default "
+          f"{gm(sp):.3f} over {len(sp)} timed")
+    dom = collections.defaultdict(list)
+    for r in correct:
+        if r.get("speedup"): dom[r["workload"].split(".")[0]].append(r["speedup"])
+    print("    per domain: " + ", ".join(f"{d} {gm(v):.2f} (n={len(v)})" for d, v in sorted(dom.items())))
+    causes = collections.Counter((r.get("error") or "?") for r in rs if not r.get("correct"))
+    if causes: print("    not correct: " + ", ".join(f"{k} {v}" for k, v in causes.most_common()))
+json.dump(merged, open(sys.argv[1], "w"))
+PY
 fi
 
 # ---- the whole suite's correctness, in shards (at most 8 result files come back: merged) ----

@@ -3,7 +3,7 @@
 // --schedule, the default lowering; with it, the IR solution FILE (the pattern with schedule
 // blocks) bound to the workload, its schedule applied. `--compiler tvm`: what TVM makes of it
 // (docs/TVM.md): the TVMScript it built, then the source the backend compiles (TVM's assembly in
-// its C shim).
+// its C shim); with --source-only that source alone, a solution file.
 #include <fmt/core.h>
 
 #include <optional>
@@ -30,6 +30,7 @@ struct EmitOptions {
   std::string after;
   std::string schedule;
   std::string compiler = "native";
+  bool source_only = false;
 };
 
 void run_emit_tvm(Context& ctx, const EmitOptions& o) {
@@ -42,6 +43,10 @@ void run_emit_tvm(Context& ctx, const EmitOptions& o) {
   } catch (const tvm::CompileError& e) {
     throw UsageError(e.what());
   }
+  if (o.source_only) {
+    fmt::print("{}", out.source.text);
+    return;
+  }
   fmt::print("# TVM {} ({}), cache key {}\n", out.tvm_version, out.cached ? "cached" : "compiled", out.key);
   fmt::print("{}\n", out.tvmscript);
   fmt::print("/* ---- the {} source the backend compiles ---- */\n{}", ir::target_name(o.backend), out.source.text);
@@ -49,6 +54,7 @@ void run_emit_tvm(Context& ctx, const EmitOptions& o) {
 
 void run_emit(Context& ctx, const EmitOptions& o) {
   if (o.compiler == "tvm") return run_emit_tvm(ctx, o);
+  if (o.source_only) throw UsageError("--source-only goes with --compiler tvm (the native compiler prints only the source)");
   if (!o.after.empty() && !o.lir) throw UsageError("--after needs --lir");
   suite::WorkloadEntry w = ctx.workload(o.workload);
   ir::Instance inst = suite::bind_workload(w);
@@ -91,6 +97,9 @@ void add_emit_command(CLI::App& app, Context& ctx) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--compiler", o->compiler, "native (this project's lowering) or tvm (Apache TVM, docs/TVM.md)")
       ->check(CLI::IsMember({"native", "tvm"}));
+  cmd->add_flag("--source-only", o->source_only,
+                "With --compiler tvm: only the source the backend compiles, a solution file as it stands (how TVM's "
+                "kernels are evaluated on a machine without TVM: bench/tvm_gpu_sources.sh)");
   cmd->add_flag("--lir", o->lir, "Print the loop IR instead of the source");
   cmd->add_option("--after", o->after, "With --lir: stop after this lowering pass")
       ->check(CLI::IsMember(lower::pass_names()));
