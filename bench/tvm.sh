@@ -6,14 +6,14 @@
 # side-by-side (cpu): N workloads spread evenly over the suite (default 30; every domain is
 # reached), MetaSchedule's budget TRIALS per workload (default 64). Per workload, with a cache of
 # the benchmark's own (so the first compile of each is cold):
-#   native cold    `eval -s native --no-timing`: the native compile time, cold
 #   tvm            `eval -s tvm`: TVM default timed against the native default (its compile cold)
 #   tvm-tuned      `eval -s tvm-tuned`: TVM tuned timed against the native default (cold: tuning)
 #   *-cached       the same two again with --no-timing: the compile time when cached
 #   tuning         `eval -s native --baseline tvm-tuned --no-timing`: whether it was tuned, and why not
 # Then the geomean speedup of TVM default and of TVM tuned over the native default (1x by
 # definition), overall and per domain, over the workloads where both are correct and timed, and
-# the compile times. Each workload's commands run under $EKB_BENCH_WRAP when set (on a shared
+# TVM's compile times (the bridge and clang; cold includes the search). No native compile time:
+# with `-s native` the candidate is the baseline's own compile, so its cost reads as cached. Each workload's commands run under $EKB_BENCH_WRAP when set (on a shared
 # machine: EKB_BENCH_WRAP="flock /tmp/ekb-cpu.lock nice -n 10"), one workload at a time; results go to
 # $EKB_BENCH_OUT (default: a temporary directory), one JSON per workload and run, so a benchmark
 # cut short still reports what it finished (`bench/tvm.sh side-by-side-report DIR` re-reads them).
@@ -50,7 +50,7 @@ def speed(r):
 def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 rows = []
-print(f"{'workload':<48} {'tvm x':>7} {'tuned x':>8} {'tuned?':<7} {'native c':>8} {'tvm c':>7} {'tvm $':>7} {'tuned c':>8} {'tuned $':>8}  note")
+print(f"{'workload':<48} {'tvm x':>7} {'tuned x':>8} {'tuned?':<7} {'tvm c':>7} {'tvm $':>7} {'tuned c':>8} {'tuned $':>8}  note")
 for w in sorted(runs):
     r = runs[w]
     tvm, tuned = speed(r.get("tvm")), speed(r.get("tvm-tuned"))
@@ -61,7 +61,7 @@ for w in sorted(runs):
     for run in ("tvm", "tvm-tuned"):
         if r.get(run) and not r[run].get("correct"):
             note += f" [{run}: {r[run].get('error')}: {(r[run].get('message') or '')[:80]}]"
-    print(f"{w:<48} {fmt(tvm):>7} {fmt(tuned):>8} {str(info.get('tuned', '-')):<7} {fmt(cs('native-cold')):>8} {fmt(cs('tvm')):>7}"
+    print(f"{w:<48} {fmt(tvm):>7} {fmt(tuned):>8} {str(info.get('tuned', '-')):<7} {fmt(cs('tvm')):>7}"
           f" {fmt(cs('tvm-cached')):>7} {fmt(cs('tvm-tuned'), 1):>8} {fmt(cs('tvm-tuned-cached')):>8}  {note.strip()[:110]}")
     rows.append((w.split(".")[0], tvm, tuned, info.get("tuned")))
 both = [(d, a, b, t) for d, a, b, t in rows if a and b]
@@ -82,7 +82,7 @@ for d in sorted(by):
 def med(run):
     xs = [r[run]["cost"]["compile_s"] for r in runs.values() if r.get(run) and r[run].get("cost")]
     return f"median {st.median(xs):.2f} s, max {max(xs):.2f} s (n={len(xs)})" if xs else "-"
-for run, label in (("native-cold", "native, cold"), ("tvm", "TVM default, cold"), ("tvm-cached", "TVM default, cached"),
+for run, label in (("tvm", "TVM default, cold"), ("tvm-cached", "TVM default, cached"),
                    ("tvm-tuned", "TVM tuned, cold (tuning included)"), ("tvm-tuned-cached", "TVM tuned, cached")):
     print(f"compile time per workload, {label}: {med(run)}")
 PY
@@ -104,7 +104,6 @@ if [[ "${1:-}" == side-by-side-workload ]]; then  # WORKLOAD TRIALS BUILD OUT: o
     "$ekb" eval "$@" --db "$out/bench.db" --run "$tag@$run" --json "$out/$tag@$run.json" "$w" \
       > "$out/$tag@$run.log" 2>&1 || echo "   $w $run: ekb failed (see $out/$tag@$run.log)"
   }
-  each native-cold -s native --no-timing
   each tvm -s tvm
   each tvm-cached -s tvm --no-timing
   each tvm-tuned -s tvm-tuned --tune-trials "$trials"
