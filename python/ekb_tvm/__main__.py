@@ -3,9 +3,13 @@
     python -m ekb_tvm compile REQUEST.json RESULT.json
 
 REQUEST: {"backend": "cpu" | "cuda" | "opencl", "native": false, "signature": "void ekb_main(...)",
-          "func": <loop IR JSON>}
-RESULT:  {"ok": true, "tvmscript": ..., "asm": ..., "source": <what the backend compiles>, "tvm_version": ...}
-      or {"ok": false, "stage": "translate" | "parse" | "build", "message": <TVM's message>}
+          "func": <loop IR JSON>,
+          "tune": {"trials": N, "records_dir": DIR, "not_tunable": WHY, "device": CPU,
+                   "func": <the loop IR without loop partitioning, for the block form>}   (cpu, tvm-tuned only)}
+RESULT:  {"ok": true, "tvmscript": ..., "asm": ..., "source": <what the backend compiles>, "tvm_version": ...,
+          "tuning": {"tuned": bool, "note": WHY NOT, "trials": N, "records": HASH, "tuned_now": bool,
+                     "tuning_s": seconds}   (with "tune" only)}
+      or {"ok": false, "stage": "translate" | "parse" | "tune" | "build", "message": <TVM's message>}
 Exit status 0 whenever RESULT was written; a failure to compile is a result, not a crash.
 """
 
@@ -23,13 +27,19 @@ def compile_request(req):
         backend = req.get("backend", "cpu")
         if backend in ("cuda", "opencl"):
             return compile_gpu(req, backend, result)
-        script, externs = translate.to_tvmscript(req["func"], build.SYMBOL)
-        result["tvmscript"] = script
-        stage = "parse"
         import tvm
 
         result["tvm_version"] = tvm.__version__
-        prim_func = build.parse(script)
+        prim_func, externs = None, []
+        if "tune" in req:
+            stage = "tune"
+            prim_func, externs = tuned_cpu(req, result)
+        if prim_func is None:
+            stage = "translate"
+            script, externs = translate.to_tvmscript(req["func"], build.SYMBOL)
+            result["tvmscript"] = script
+            stage = "parse"
+            prim_func = build.parse(script)
         stage = "build"
         asm, symbol = build.build_cpu(prim_func, native=bool(req.get("native", False)))
         result["asm"] = asm
@@ -42,6 +52,38 @@ def compile_request(req):
         result["message"] = "%s: %s" % (stage, msg)
         result["traceback"] = traceback.format_exc()
     return result
+
+
+def tuned_cpu(req, result):
+    """(MetaSchedule's schedule of the block-form translation, the shim helpers it calls), or
+    (None, []) where there is none: result["tuning"] says why, and the untuned translation is
+    built instead."""
+    from . import blocks, build, tune
+
+    spec = req["tune"]
+    tuning = result["tuning"] = {"tuned": False, "note": "", "trials": spec["trials"]}
+    if spec.get("not_tunable"):
+        tuning["note"] = spec["not_tunable"]
+        return None, []
+    try:
+        script, externs = blocks.to_block_tvmscript(spec["func"], build.SYMBOL)
+    except blocks.NotTunable as e:
+        tuning["note"] = "no block form: %s" % e
+        return None, []
+    prim_func = build.parse(script)
+    try:
+        scheduled, report = tune.tuned_func(prim_func, bool(req.get("native", False)), spec["records_dir"],
+                                            spec["trials"])
+    except Exception as e:  # MetaSchedule's failure is this workload's note, not a failed compile
+        tuning["note"] = "MetaSchedule failed: %s" % (str(e).strip().splitlines() or [type(e).__name__])[-1]
+        return None, []
+    tuning.update(report)
+    if scheduled is None:
+        tuning["note"] = "MetaSchedule found no valid schedule in %d trials" % spec["trials"]
+        return None, []
+    tuning["tuned"] = True
+    result["tvmscript"] = scheduled.script()
+    return scheduled, externs
 
 
 def compile_gpu(req, backend, result):

@@ -42,6 +42,8 @@ struct EvalCommandOptions {
   bool timing = true;
   int failures = 10;
   bool reference_cache = true;
+  std::string baseline = "native";
+  int tune_trials = eval::kDefaultTuneTrials;
 };
 
 nlohmann::json selection_json(const EvalCommandOptions& o, const std::vector<suite::WorkloadEntry>& selected) {
@@ -105,6 +107,18 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
     if (selected.empty()) throw UsageError("no selected workload has a solution in " + o.solutions);
   }
 
+  eval::BaselineSpec baseline_spec;
+  if (auto compiler = eval::parse_baseline_compiler(o.baseline)) baseline_spec.compiler = *compiler;
+  else
+    throw UsageError(fmt::format("unknown baseline '{}'\n  hint: --baseline takes one of {}", o.baseline,
+                                 eval::baseline_compiler_names()));
+  baseline_spec.tune_trials = o.tune_trials;
+  const bool tuning = baseline_spec.compiler == eval::BaselineCompiler::TvmTuned || o.solutions == "tvm-tuned";
+  if (tuning && o.backend != ir::Target::Cpu)
+    throw UsageError("MetaSchedule tuning (tvm-tuned) is built for cpu only\n  hint: --baseline tvm on cuda and opencl");
+  for (auto& c : candidates)
+    if (c.tune_trials > 0) c.tune_trials = o.tune_trials;
+
   eval::EvalOptions options;
   options.trials = o.trials;
   options.timing.min_time_s = o.min_time_s;
@@ -120,7 +134,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   // Only when changed, so that the run ids derived from the default options stay what they were.
   if (o.call_timeout_s != eval::EvalOptions{}.call_timeout_s) spec.options["call_timeout_s"] = o.call_timeout_s;
   if (!o.timing) spec.options["timing"] = false;
-  spec.solutions_dir = o.solutions == "native" || o.solutions == "tvm" ? o.solutions
+  if (baseline_spec.compiler != eval::BaselineCompiler::Native) spec.options["baseline"] = o.baseline;
+  if (tuning) spec.options["tune_trials"] = o.tune_trials;
+  spec.solutions_dir = o.solutions == "native" || o.solutions == "tvm" || o.solutions == "tvm-tuned" ? o.solutions
                                                : std::filesystem::absolute(o.solutions).lexically_normal().string();
   spec.selection = selection_json(o, selected);
 
@@ -146,7 +162,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   std::string current;
   std::unique_ptr<ir::Instance> inst;
   std::unique_ptr<eval::WorkloadReference> reference;
-  std::optional<runtime::Source> baseline;
+  std::optional<eval::Baseline> baseline;
   for (const auto& c : candidates) {
     if (done.count(key_of(c))) continue;
     std::optional<eval::CandidateResult> r =
@@ -158,7 +174,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
         inst = std::make_unique<ir::Instance>(suite::bind_workload(c.workload));
         reference = std::make_unique<eval::WorkloadReference>(*inst, eval::kDefaultBaseSeed,
                                                               reference_cache ? &*reference_cache : nullptr);
-        baseline = eval::native_baseline_source(*inst, backend->target());
+        baseline = eval::make_baseline(*inst, backend->target(), baseline_spec);
       }
       r = eval::evaluate_candidate(*backend, *reference, *baseline, c, options);
     }
@@ -195,9 +211,18 @@ void add_eval_command(CLI::App& app, Context& ctx) {
                   "opencl: the options of clBuildProgram, instead of the default '" +
                       runtime::opencl::default_build_options() + "' (they are part of the device's compiler string in the results)");
   cmd->add_option("-s,--solutions", o->solutions,
-                  "Solutions directory (docs/SOLUTIONS.md), 'native' for the default lowering itself, or 'tvm' for TVM's "
-                  "compilation of each workload (docs/TVM.md)")
+                  "Solutions directory (docs/SOLUTIONS.md), 'native' for the default lowering itself, 'tvm' for TVM's "
+                  "compilation of each workload, or 'tvm-tuned' for TVM's compilation tuned by MetaSchedule (cpu; docs/TVM.md)")
       ->required();
+  cmd->add_option("--baseline", o->baseline,
+                  "What speedups and Fast@p are measured against: native (the native compiler's default lowering), tvm "
+                  "(TVM's compilation of the workload) or tvm-tuned (TVM with MetaSchedule's schedule; docs/TVM.md)")
+      ->capture_default_str();
+  cmd->add_option("--tune-trials", o->tune_trials,
+                  "tvm-tuned: MetaSchedule's trial budget per workload; its records are kept in the cache, so a workload is "
+                  "tuned once per device")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names (default: all)");
   add_selection_filters(cmd, o->selection);
   cmd->add_flag("--no-heldout", o->exclude_heldout, "Leave out held-out workloads");

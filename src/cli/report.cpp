@@ -120,6 +120,18 @@ void print_failures(const results::RunReport& report, int limit) {
   }
 }
 
+// What the speedups were measured against: one line per distinct baseline (a tuned baseline may
+// have fallen back to the untuned translation for some workloads, each saying why).
+void print_baselines(const results::RunReport& report) {
+  std::map<std::string, int> count;
+  for (const auto& row : report.rows) ++count[row.result.baseline_info.describe()];
+  if (count.size() == 1) {
+    fmt::print("  baseline {}\n", count.begin()->first);
+    return;
+  }
+  for (const auto& [what, n] : count) fmt::print("  baseline {} ({} results)\n", what, n);
+}
+
 }  // namespace
 
 results::RunReport print_run_report(const suite::Suite& suite, const results::ResultStore& store,
@@ -140,6 +152,7 @@ results::RunReport print_run_report(const suite::Suite& suite, const results::Re
   fmt::print("run {}: {} on {}{}\n", run.id, run.backend, run.device_name().empty() ? "?" : run.device_name(), compiler);
   fmt::print("  created {}, {}\n", run.created, run.finished ? "finished " + *run.finished : "unfinished");
   if (!run.solutions_dir.empty()) fmt::print("  solutions {}\n", run.solutions_dir);
+  print_baselines(report);
   fmt::print("  {} results over {} workloads (samples per workload {}..{})\n", report.summary.n,
              report.summary.workloads, report.summary.min_samples, report.summary.max_samples);
   if (report.calibration)

@@ -43,7 +43,13 @@ std::optional<CandidateResult> result_without_code(const CandidateRef& c, std::s
 }
 
 CandidateResult evaluate_candidate(runtime::Backend& backend, WorkloadReference& reference,
-                                   const runtime::Source& baseline, const CandidateRef& c, EvalOptions options) {
+                                   const Baseline& baseline, const CandidateRef& c, EvalOptions options) {
+  if (!baseline.error.empty()) {
+    CandidateResult r = not_run(c, backend.name(), ErrorKind::Internal,
+                                fmt::format("the {} baseline does not compile: {}", baseline.info.compiler, baseline.error));
+    r.baseline_info = baseline.info;
+    return with_provenance(std::move(r), c);
+  }
   std::optional<runtime::Source> source;
   // Making the source is part of compiling where another compiler makes it (TVM's bridge).
   const auto start = std::chrono::steady_clock::now();
@@ -55,13 +61,15 @@ CandidateResult evaluate_candidate(runtime::Backend& backend, WorkloadReference&
   } catch (const CandidateError& e) {
     CandidateResult r = not_run(c, backend.name(), ErrorKind::Compile, e.what());
     r.cost.compile_s = source_seconds();
+    r.baseline_info = baseline.info;
     return with_provenance(std::move(r), c);
   }
   const double made_in = source_seconds();
   options.solution = c.solution;
   options.sample = c.sample;
-  CandidateResult r = evaluate(backend, reference, *source, baseline, options);
+  CandidateResult r = evaluate(backend, reference, *source, baseline.source, options);
   r.cost.compile_s += made_in;
+  r.baseline_info = baseline.info;
   return with_provenance(std::move(r), c);
 }
 

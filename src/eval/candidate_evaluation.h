@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "eval/baseline.h"
 #include "eval/evaluator.h"
 #include "eval/solution_set.h"
 
@@ -18,8 +19,9 @@ std::optional<CandidateResult> result_without_code(const CandidateRef& c, std::s
 // A candidate with code, evaluated against `baseline` on the workload of `reference`: its source
 // (candidate_source; one that cannot become source is a compile failure), then evaluate() under
 // the candidate's solution id and sample. Never throws for anything the candidate does. Every
-// result carries the candidate's provenance when it has metadata.
+// result carries the candidate's provenance when it has metadata, and the baseline's description;
+// a baseline its compiler could not build makes the result an `internal` failure.
 CandidateResult evaluate_candidate(runtime::Backend& backend, WorkloadReference& reference,
-                                   const runtime::Source& baseline, const CandidateRef& c, EvalOptions options);
+                                   const Baseline& baseline, const CandidateRef& c, EvalOptions options);
 
 }  // namespace ekb::eval

@@ -2,6 +2,7 @@
 // the metrics read (docs/RESULTS.md). Shared vocabulary of src/eval, src/results and the CLI.
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,27 @@ struct Provenance {
   Ledger ledger;
 };
 
+// What a result's speedup was measured against: the compiler that built the workload's baseline
+// (docs/EVALUATION.md, "Baselines"). The native default unless `ekb eval --baseline` chose TVM's.
+struct BaselineInfo {
+  std::string compiler = "native";  // "native", "tvm" or "tvm-tuned"
+  std::string version;              // tvm: TVM's version; empty for native (the device's compiler says it)
+  int tune_trials = 0;              // tvm-tuned: MetaSchedule's trial budget
+  bool tuned = false;               // tvm-tuned: a tuned schedule was found and used
+  std::string records;              // tvm-tuned: the content hash of the tuning records used
+  std::string note;                 // tvm-tuned and not tuned: why (the untuned translation was used)
+
+  bool is_native_default() const { return compiler == "native"; }
+  // One line for reports: "native", "tvm 0.27.0", "tvm-tuned 0.27.0 (64 trials, records 1a2b3c4d)".
+  std::string describe() const;
+  bool operator==(const BaselineInfo&) const = default;
+};
+
+// As stored in the results database and document: {"compiler", "version", "tune_trials", "tuned",
+// "records", "note"}, the tvm-tuned fields only for tvm-tuned. A field missing reads as its default.
+nlohmann::json to_json(const BaselineInfo& b);
+BaselineInfo baseline_info_from_json(const nlohmann::json& j);
+
 struct CandidateResult {
   std::string task;       // pattern name
   std::string workload;   // "pattern/workload"
@@ -65,6 +87,7 @@ struct CandidateResult {
   std::optional<TimeStats> time;      // candidate, if correct and timed
   std::optional<TimeStats> baseline;  // baseline, measured interleaved with the candidate
   std::optional<double> speedup;      // the median of the timing rounds' paired ratios baseline / candidate
+  BaselineInfo baseline_info;         // what `baseline` and `speedup` were measured against
   double speedup_low = 0, speedup_high = 0;  // its 95% confidence interval, when timed
   double cpu_steal = -1;              // share of CPU time taken by the hypervisor while timing; -1 unknown
   double max_abs_error = 0;           // of the worst correctness trial, for diagnosis

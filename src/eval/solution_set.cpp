@@ -183,8 +183,11 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
     for (const auto& w : selected) out.push_back({w, std::string(kNativeDefault), 0, "", true, false, std::nullopt});
     return out;
   }
-  if (dir == "tvm") {
-    for (const auto& w : selected) out.push_back({w, std::string(tvm::kTvmDefault), 0, "", false, true, std::nullopt});
+  if (dir == "tvm" || dir == "tvm-tuned") {
+    const bool tuned = dir == "tvm-tuned";
+    for (const auto& w : selected)
+      out.push_back({w, std::string(tuned ? tvm::kTvmTuned : tvm::kTvmDefault), 0, "", false, true, std::nullopt,
+                     tuned ? kDefaultTuneTrials : 0});
     return out;
   }
   std::error_code ec;
@@ -260,12 +263,12 @@ runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst
   runtime::Source s;
   if (c.tvm) {
     try {
-      s = tvm::compile(inst, target).source;
+      tvm::TvmOptions options = tvm::default_options();
+      options.tune_trials = c.tune_trials;
+      return tvm_output(inst, target, options).source;
     } catch (const tvm::CompileError& e) {
       throw CandidateError(e.what());
     }
-    set_argument_names(s, inst);
-    return s;
   }
   if (c.path.size() > 4 && c.path.substr(c.path.size() - 4) == ".ekb") {
     s = ir_solution_source(c, inst, target);
@@ -279,6 +282,12 @@ runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst
   }
   set_argument_names(s, inst);
   return s;
+}
+
+tvm::TvmOutput tvm_output(const ir::Instance& inst, ir::Target target, const tvm::TvmOptions& options) {
+  tvm::TvmOutput out = tvm::compile(inst, target, options);
+  set_argument_names(out.source, inst);
+  return out;
 }
 
 runtime::Source native_baseline_source(const ir::Instance& inst, ir::Target target) {

@@ -12,6 +12,7 @@
 #include "ir/target.h"
 #include "runtime/backend.h"
 #include "suite/suite.h"
+#include "tvm/tvm_compiler.h"
 
 namespace ekb::eval {
 
@@ -23,6 +24,7 @@ struct CandidateRef {
   bool native = false;   // the native default lowering itself (`--solutions native`)
   bool tvm = false;      // TVM's compilation of the workload (`--solutions tvm`, docs/TVM.md)
   std::optional<SolutionMeta> meta;  // from WORKLOAD.sN.meta.json, when there is one
+  int tune_trials = 0;   // tvm: MetaSchedule's trial budget (`--solutions tvm-tuned`); 0 untuned
   // No file and no metadata: the workload has no solution at all.
   bool missing() const { return path.empty() && !native && !tvm && !meta; }
   // Metadata without a code file: a sample the generator failed to produce (meta->failure_kind()).
@@ -31,6 +33,8 @@ struct CandidateRef {
 
 // The id of the native compiler's default lowering, the baseline of every workload.
 inline constexpr std::string_view kNativeDefault = "native:default";
+// MetaSchedule's trial budget per workload unless `--tune-trials` says otherwise (the 64).
+inline constexpr int kDefaultTuneTrials = 64;
 
 // The workload's element types in the order of its pattern's `types` names, joined by '.': "f16"
 // for linalg.gemm/medium_f16, "" for a pattern without `types`. A whole-pattern file
@@ -39,7 +43,9 @@ std::string workload_type_signature(const ir::Pattern& pattern, const ir::Worklo
 
 // Every candidate for the selected workloads, in selection order, samples ascending. A workload
 // with no file gets one missing entry. `dir` == "native" selects the default lowering itself,
-// `dir` == "tvm" TVM's compilation of each workload (tvm::kTvmDefault).
+// `dir` == "tvm" TVM's compilation of each workload (tvm::kTvmDefault), `dir` == "tvm-tuned" its
+// compilation tuned by MetaSchedule (tvm::kTvmTuned, kDefaultTuneTrials trials unless the caller
+// sets tune_trials).
 // Each sample's WORKLOAD.sN.meta.json (WORKLOAD.meta.json for sample 0) is read into `meta`; one
 // without a code file is a failed_generation() sample (its "backend", when set, must be `target`).
 // Throws std::invalid_argument for a directory that does not exist, inconsistent samples,
@@ -69,6 +75,10 @@ IrSolution load_ir_solution(const std::string& path, const ir::Instance& suite_i
 // Source files get eval/element_type_check.h's check appended: a kernel declared for another
 // workload's element types fails to compile with "element types differ: ...".
 runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, ir::Target target = ir::Target::Cpu);
+
+// TVM's compilation of `inst` for `target` (tvm::compile), its source's arguments named as every
+// candidate's are. Throws tvm::CompileError and tvm::EnvironmentError.
+tvm::TvmOutput tvm_output(const ir::Instance& inst, ir::Target target, const tvm::TvmOptions& options);
 
 // The baseline: the native compiler's default lowering of the suite pattern for `target`.
 runtime::Source native_baseline_source(const ir::Instance& inst, ir::Target target = ir::Target::Cpu);

@@ -18,8 +18,8 @@ namespace {
 
 // 1: runs, results, calibrations. 2: the budget ledger of each result (columns method .. wall_s).
 // 3: max_error_ratio, how close each result came to its tolerance; the speedup's 95% interval and
-// the CPU steal time while timing.
-constexpr int kSchemaVersion = 3;
+// the CPU steal time while timing. 4: the baseline each result was measured against.
+constexpr int kSchemaVersion = 4;
 
 // synchronous=FULL makes each commit durable even across power loss; one fsync per evaluated
 // candidate is negligible next to compiling and timing it.
@@ -109,8 +109,14 @@ ALTER TABLE results ADD COLUMN speedup_high    REAL;
 ALTER TABLE results ADD COLUMN cpu_steal       REAL;
 )sql";
 
+// Schema 3 -> 4: what the result's speedup was measured against (eval::BaselineInfo as JSON);
+// NULL for the native default, which every result stored before was measured against.
+constexpr const char* kAddBaseline = R"sql(
+ALTER TABLE results ADD COLUMN baseline TEXT;
+)sql";
+
 // kMigrations[v] takes a database at schema version v to v + 1 (0: a new, empty file).
-constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger, kAddErrorRatio};
+constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger, kAddErrorRatio, kAddBaseline};
 
 constexpr const char* kResultColumns =
     "workload, solution, sample, task, backend, compiled, correct, error, message, "
@@ -118,8 +124,8 @@ constexpr const char* kResultColumns =
     "baseline_median_ms, baseline_p25_ms, baseline_p75_ms, baseline_runs, "
     "speedup, max_abs_error, compile_s, check_s, time_s, compile_cached, "
     "method, model, llm_calls, input_tokens, output_tokens, cost_usd, evaluations, wall_s, max_error_ratio, "
-    "speedup_low, speedup_high, cpu_steal";
-constexpr int kResultColumnCount = 35;
+    "speedup_low, speedup_high, cpu_steal, baseline";
+constexpr int kResultColumnCount = 36;
 
 constexpr const char* kRunColumns =
     "r.id, r.created, r.backend, r.device, r.options, r.solutions_dir, r.selection, r.finished, "
@@ -421,6 +427,8 @@ bool ResultStore::add(const std::string& run, const eval::CandidateResult& r) {
     bind_optional(q, i++, r.speedup ? std::optional<double>(r.speedup_low) : std::nullopt);
     bind_optional(q, i++, r.speedup ? std::optional<double>(r.speedup_high) : std::nullopt);
     bind_optional(q, i++, r.cpu_steal >= 0 ? std::optional<double>(r.cpu_steal) : std::nullopt);
+    if (r.baseline_info.is_native_default()) q.bind(i++);
+    else q.bind(i++, eval::to_json(r.baseline_info).dump());
     return q.exec() == 1;
   } catch (const SQLite::Exception& e) {
     if (!this->run(run)) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
@@ -458,6 +466,8 @@ std::vector<eval::CandidateResult> ResultStore::results(const std::string& run) 
     if (!q.getColumn(32).isNull()) r.speedup_low = q.getColumn(32).getDouble();
     if (!q.getColumn(33).isNull()) r.speedup_high = q.getColumn(33).getDouble();
     if (!q.getColumn(34).isNull()) r.cpu_steal = q.getColumn(34).getDouble();
+    if (!q.getColumn(35).isNull())
+      r.baseline_info = eval::baseline_info_from_json(nlohmann::json::parse(q.getColumn(35).getString()));
     out.push_back(std::move(r));
   }
   return out;

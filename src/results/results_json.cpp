@@ -50,6 +50,7 @@ nlohmann::json result_json(const ScoredResult& s) {
       {"time_ms", time_json(r.time)},
       {"baseline_ms", time_json(r.baseline)},
       {"speedup", optional_number(r.speedup)},
+      {"baseline", eval::to_json(r.baseline_info)},
       {"speedup_ci95", r.speedup ? nlohmann::json::array({r.speedup_low, r.speedup_high}) : nlohmann::json(nullptr)},
       {"cpu_steal", r.cpu_steal >= 0 ? nlohmann::json(r.cpu_steal) : nlohmann::json(nullptr)},
       {"domain", s.facts.domain},

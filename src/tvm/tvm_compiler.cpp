@@ -10,6 +10,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "codegen/signature.h"
 #include "lower/lower.h"
@@ -92,15 +93,42 @@ namespace {
 // (one per stage: a stage's outermost independent loops over blocks and threads, the rest in
 // each thread, or one thread for a stage that has none) and its temps in the scratch workspace,
 // which the wrapper around TVM's kernels provides (docs/TVM.md, "The gpu route").
-lir::Func lower_for_tvm(const ir::Instance& inst, ir::Target target) {
+lir::Func lower_for_tvm(const ir::Instance& inst, ir::Target target, bool partition_loops = true) {
   lower::LowerOptions lo = ir::is_gpu(target) ? lower::lower_options_for(target) : lower::LowerOptions{};
   lo.target = target;
   lo.apply_layers = false;
   // Half arithmetic in f32: the translation keeps half values as their bits (translate.py).
   lo.widen_half_precision = true;
   lo.keep_half_temps = false;
+  lo.partition_loops = partition_loops;
   if (!ir::is_gpu(target)) lo.storage.max_stack_bytes = std::numeric_limits<int64_t>::max();
   return lower::lower(inst, lo);
+}
+
+// Why MetaSchedule cannot tune `inst`'s compute layer, or "" when it can be tried: its rules
+// schedule blocks, which only pure definitions have (an ordered update runs in program order).
+std::string why_not_tunable(const ir::Instance& inst) {
+  const auto& stmts = inst.pattern().stmts;
+  const std::vector<bool> pure = ir::pure_definitions(inst, stmts);
+  for (size_t i = 0; i < stmts.size(); ++i)
+    if (!pure[i])
+      return "the compute layer is not all pure definitions (line " + std::to_string(stmts[i].loc.line) + " is " +
+             (stmts[i].kind == ir::StmtKind::Assign ? "an ordered update of " + stmts[i].tensor
+                                                     : std::string("a loop of ordered updates")) +
+             ")";
+  return "";
+}
+
+// This machine's CPU (/proc/cpuinfo's model name) and core count: tuning records are per device.
+std::string cpu_identity() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown cpu";
+  while (std::getline(in, line))
+    if (line.starts_with("model name")) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return model + " x" + std::to_string(std::thread::hardware_concurrency());
 }
 
 }  // namespace
@@ -109,14 +137,32 @@ std::string request_json(const ir::Instance& inst, ir::Target target, const TvmO
   lir::Func f = lower_for_tvm(inst, target);
   json req;
   req["backend"] = std::string(ir::target_name(target));
-  req["native"] = options.native_cpu;
+  // A tuned compile is for this machine's CPU: MetaSchedule's vector widths and tile sizes
+  // follow the target, and the native compiler's baseline is built with -march=native too.
+  req["native"] = options.native_cpu || options.tune_trials > 0;
   req["signature"] = codegen::kernel_signature(inst, target);
   try {
     req["func"] = func_to_json(f);
   } catch (const std::invalid_argument& e) {
     throw CompileError(std::string("translate: ") + e.what());
   }
+  if (options.tune_trials > 0) {
+    if (ir::is_gpu(target)) throw CompileError("tune: MetaSchedule tuning is built for cpu only");
+    // MetaSchedule gets the stages unpartitioned (boundary reads guarded, one loop nest per
+    // definition, as TE writes them): it tiles them itself. The untuned fallback builds "func".
+    req["tune"] = {{"trials", options.tune_trials}, {"device", cpu_identity()}, {"not_tunable", why_not_tunable(inst)}};
+    try {
+      req["tune"]["func"] = func_to_json(lower_for_tvm(inst, target, false));
+    } catch (const std::invalid_argument& e) {
+      req["tune"]["not_tunable"] = std::string("translate: ") + e.what();
+    }
+  }
   return req.dump();
+}
+
+std::string records_dir(const TvmOptions& options, const std::string& key) {
+  const std::string root = options.cache_dir.empty() ? runtime::default_cache_dir() : options.cache_dir;
+  return (fs::path(root) / "tvm-records" / key).string();
 }
 
 TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions& options) {
@@ -135,8 +181,11 @@ TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions&
     const std::string req_path = cache.temporary_path(".request.json");
     const std::string res_path = cache.temporary_path(".json");
     {
+      // Where the records go is not part of the key: the key names them.
+      json sent = json::parse(request);
+      if (sent.contains("tune")) sent["tune"]["records_dir"] = records_dir(options, out.key);
       std::ofstream f(req_path, std::ios::binary);
-      f << request;
+      f << sent.dump();
     }
     runtime::CommandOptions co;
     co.timeout_s = options.timeout_s;
@@ -164,11 +213,23 @@ TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions&
   out.assembly = result.value("asm", "");
   out.tvm_version = result.value("tvm_version", "");
   if (!result.value("ok", false)) throw CompileError("tvm: " + result.value("message", std::string("(no message)")));
+  if (result.contains("tuning")) {
+    const json& t = result["tuning"];
+    TuningOutcome tuning;
+    tuning.tuned = t.value("tuned", false);
+    tuning.note = t.value("note", "");
+    tuning.trials = t.value("trials", 0);
+    tuning.records = t.value("records", "");
+    // A result read from the cache ran no search now, whatever the call that wrote it did.
+    tuning.tuned_now = !out.cached && t.value("tuned_now", false);
+    tuning.tuning_s = tuning.tuned_now ? t.value("tuning_s", 0.0) : 0.0;
+    out.tuning = tuning;
+  }
   out.source.language = target == ir::Target::Cuda     ? runtime::Language::Cuda
                         : target == ir::Target::OpenCL ? runtime::Language::OpenCL
                                                        : runtime::Language::C;
   out.source.text = result.value("source", "");
-  out.source.origin = std::string(kTvmDefault);
+  out.source.origin = std::string(options.tune_trials > 0 ? kTvmTuned : kTvmDefault);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

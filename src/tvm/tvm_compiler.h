@@ -9,6 +9,7 @@
 // Results are cached by content hash (the bridge's sources, the installed TVM version, the request)
 // under <cache>/tvm/, beside the backends' compile caches.
 #pragma once
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -38,7 +39,21 @@ struct TvmOptions {
   std::string cache_dir;
   // cpu: code for this machine's CPU (LLVM's mcpu of the host) instead of generic x86-64.
   bool native_cpu = false;
+  // cpu: MetaSchedule's trial budget (docs/TVM.md, "Tuning"); 0 builds the untuned translation.
+  // A workload whose compute layer is not all pure definitions, or whose loop IR has no block
+  // form, is built untuned all the same, its TvmOutput saying why.
+  int tune_trials = 0;
   double timeout_s = 900;
+};
+
+// What tuning did for one compile (tune_trials > 0).
+struct TuningOutcome {
+  bool tuned = false;        // MetaSchedule's best schedule was built
+  std::string note;          // when not tuned: why (the untuned translation was built)
+  int trials = 0;
+  std::string records;       // the content hash of the records applied (empty when none)
+  bool tuned_now = false;    // this call ran the search (false: the records were there already)
+  double tuning_s = 0;       // the search's wall time when tuned_now
 };
 
 struct TvmOutput {
@@ -49,10 +64,16 @@ struct TvmOutput {
   std::string key;         // the cache key
   bool cached = false;
   double seconds = 0;      // wall time of this call
+  std::optional<TuningOutcome> tuning;  // with tune_trials > 0
 };
 
-// The id of TVM's compilation as a solution (`ekb eval -s tvm`).
+// The id of TVM's compilation as a solution (`ekb eval -s tvm`), and of its tuned compilation
+// (`ekb eval -s tvm-tuned`).
 inline constexpr std::string_view kTvmDefault = "tvm:default";
+inline constexpr std::string_view kTvmTuned = "tvm:tuned";
+
+// Where the tuning records of the compile with cache key `key` are kept: <cache>/tvm-records/<key>.
+std::string records_dir(const TvmOptions& options, const std::string& key);
 
 TvmOptions default_options();
 

@@ -410,7 +410,7 @@ eval::CandidateResult check_solution(const suite::WorkloadEntry& w, const Worksp
   c.path = (fs::path(dir) / info.solution_file).string();
   eval::EvalOptions options;
   options.time = timing;
-  const runtime::Source baseline = eval::native_baseline_source(inst, backend->target());
+  const eval::Baseline baseline = eval::make_baseline(inst, backend->target());
   return eval::evaluate_candidate(*backend, reference, baseline, c, options);
 }
 

@@ -86,7 +86,7 @@ TEST_F(CandidateEvaluation, AnIrSolutionThatDoesNotParseIsACompileFailureUnderIt
   CandidateRef c = candidate("small.s3.ekb", "pattern {\n", 3);
   c.meta = direct_meta();
   CandidateResult r = evaluate_candidate(ekb::testing::test_backend(), reference(),
-                                         ekb::testing::baseline_for(reference()), c, ekb::testing::fast_options());
+                                         Baseline{ekb::testing::baseline_for(reference())}, c, ekb::testing::fast_options());
   EXPECT_EQ(r.error, ErrorKind::Compile);
   EXPECT_FALSE(r.message.empty());
   EXPECT_EQ(r.solution, "linalg.gemm/small.s3.ekb");
@@ -102,7 +102,7 @@ TEST_F(CandidateEvaluation, ACorrectCandidateIsEvaluatedUnderItsIdSampleAndProve
   c.meta = direct_meta();
   EvalOptions options = ekb::testing::fast_options();
   options.time = false;
-  CandidateResult r = evaluate_candidate(ekb::testing::test_backend(), reference(), baseline, c, options);
+  CandidateResult r = evaluate_candidate(ekb::testing::test_backend(), reference(), Baseline{baseline}, c, options);
   EXPECT_TRUE(r.correct) << error_kind_name(r.error) << ": " << r.message;
   EXPECT_EQ(r.solution, "linalg.gemm/small.s2.c");
   EXPECT_EQ(r.sample, 2);

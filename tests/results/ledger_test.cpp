@@ -97,12 +97,13 @@ TEST(Ledger, AnOlderDatabaseIsMigrated) {
     EXPECT_DOUBLE_EQ(*old[0].speedup, 2.0);
     EXPECT_FALSE(old[0].provenance);  // stored before there was a ledger
     EXPECT_FALSE(old[0].max_error_ratio);  // nor an error ratio
+    EXPECT_TRUE(old[0].baseline_info.is_native_default());  // measured against the only baseline there was
     std::string run = store.begin_or_resume_run(make_spec({"nn.x/1"}));
     ASSERT_TRUE(store.add(run, with_ledger(make_result("nn.x/1", 0, true, 1.2), "direct", 1, 0.001)));
   }
   ResultStore again = ResultStore::open(path);  // opening a migrated file changes nothing
   EXPECT_EQ(again.runs().size(), 2u);
-  EXPECT_EQ(SQLite::Database(path).execAndGet("PRAGMA user_version").getInt(), 3);
+  EXPECT_EQ(SQLite::Database(path).execAndGet("PRAGMA user_version").getInt(), 4);
   auto fresh = again.results(again.resolve_run("last"));
   ASSERT_EQ(fresh.size(), 1u);
   ASSERT_TRUE(fresh[0].provenance);

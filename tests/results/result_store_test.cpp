@@ -25,6 +25,7 @@ TEST(ResultStore, RoundTripsEveryField) {
   ok.speedup_low = 1.7;
   ok.speedup_high = 1.8;
   ok.cpu_steal = 0.02;
+  ok.baseline_info = {"tvm-tuned", "0.27.0", 64, true, "1a2b3c4d5e6f7a8b", ""};
   eval::CandidateResult bad = make_result("nn.y/1", 2, false, std::nullopt, "gen/y, \"quoted\".c");
   bad.compiled = false;
   bad.error = eval::ErrorKind::Compile;
@@ -60,6 +61,7 @@ TEST(ResultStore, RoundTripsEveryField) {
   EXPECT_DOUBLE_EQ(a.speedup_low, 1.7);
   EXPECT_DOUBLE_EQ(a.speedup_high, 1.8);
   EXPECT_DOUBLE_EQ(a.cpu_steal, 0.02);
+  EXPECT_EQ(a.baseline_info, ok.baseline_info);
 
   const auto& b = back[1];
   EXPECT_EQ(b.sample, 2);
@@ -70,6 +72,7 @@ TEST(ResultStore, RoundTripsEveryField) {
   EXPECT_FALSE(b.time || b.baseline || b.speedup);
   EXPECT_TRUE(std::isnan(b.max_abs_error));
   EXPECT_FALSE(b.max_error_ratio);  // nothing was compared
+  EXPECT_TRUE(b.baseline_info.is_native_default());
 
   auto info = store.run(run);
   ASSERT_TRUE(info);

@@ -78,7 +78,7 @@ TEST(ResultsJson, FollowsTheContract) {
   for (const auto& r : j["results"])
     for (const char* key : {"task", "workload", "backend", "solution", "compiled", "correct", "error", "time_ms",
                             "baseline_ms", "speedup", "message", "sample", "domain", "level", "roofline",
-                            "max_error_ratio"})
+                            "max_error_ratio", "baseline"})
       EXPECT_TRUE(r.contains(key)) << key;
   const auto& ok = j["results"][0];
   EXPECT_DOUBLE_EQ(ok["max_error_ratio"].get<double>(), 0.25);  // how close the pass came
