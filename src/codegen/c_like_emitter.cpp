@@ -145,6 +145,17 @@ std::string CLikeEmitter::int_literal(int64_t v, ScalarType t) const {
 }
 
 // ------------------------------------------------------------------------------- helpers
+std::string CLikeEmitter::argument_names(const std::string& scratch_name) const {
+  std::string s;
+  auto add = [&](const std::string& n) { s += (s.empty() ? "" : ", ") + n; };
+  for (lir::BufferRole role : {lir::BufferRole::Input, lir::BufferRole::Output})
+    for (const lir::Buffer& b : f_.buffers)
+      if (b.role == role) add(b.name);
+  for (const lir::Param& p : f_.params) add(p.name);
+  if (f_.scratch_bytes > 0) add(scratch_name);
+  return s;
+}
+
 const std::string& CLikeEmitter::use_helper(const std::string& name) {
   if (!helper_set_.count(name)) {
     // Dependencies first, so that every helper is defined before it is called.

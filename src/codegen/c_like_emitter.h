@@ -109,6 +109,9 @@ class CLikeEmitter {
   const std::string& use_helper(const std::string& name);
   // The kernels printed so far, in launch order (complete once the entry point's body is).
   const std::string& kernels() const { return kernels_; }
+  // The names of the entry point's arguments in ABI order, ", "-separated (inputs, outputs, params,
+  // then the scratch workspace, `scratch_name`, where there is one): what a kernel launch passes.
+  std::string argument_names(const std::string& scratch_name) const;
 
   const lir::Func& f_;
   std::string out_;  // the entry point's body, as it is printed

@@ -46,17 +46,6 @@ std::vector<std::string> CudaEmitter::parameters(bool for_kernel) const {
   return args;
 }
 
-std::string CudaEmitter::kernel_arguments() const {
-  std::string s;
-  auto add = [&](const std::string& n) { s += (s.empty() ? "" : ", ") + n; };
-  for (lir::BufferRole role : {lir::BufferRole::Input, lir::BufferRole::Output})
-    for (const lir::Buffer& b : f_.buffers)
-      if (b.role == role) add(b.name);
-  for (const lir::Param& p : f_.params) add(p.name);
-  if (f_.scratch_bytes > 0) add("scratch");
-  return s;
-}
-
 std::string CudaEmitter::signature() const {
   std::string head = "extern \"C\" void " + options_.entry_name + "(";
   std::string out = head, indent(head.size(), ' ');
@@ -83,7 +72,7 @@ std::string CudaEmitter::launch_over(const std::string& name, const lir::Launch&
   // covers the rest.
   const std::string tpb = std::to_string(launch.geometry.block[0]);
   return "  {\n    const int64_t ekb_count = " + count + ";\n    if (ekb_count > 0) " + name + "<<<ekb_grid(ekb_count, " +
-         tpb + "), " + tpb + ", 0, stream>>>(" + kernel_arguments() + ");\n  }\n";
+         tpb + "), " + tpb + ", 0, stream>>>(" + argument_names("scratch") + ");\n  }\n";
 }
 
 std::string CudaEmitter::shared_declaration(const lir::Stmt& a) const {
@@ -96,11 +85,12 @@ std::string CudaEmitter::launch_geometry(const std::string& name, const lir::Ker
   auto dim3 = [](const std::array<int64_t, 3>& d) {
     return "dim3(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
   };
-  return "  " + name + "<<<" + dim3(g.grid) + ", " + dim3(g.block) + ", 0, stream>>>(" + kernel_arguments() + ");\n";
+  return "  " + name + "<<<" + dim3(g.grid) + ", " + dim3(g.block) + ", 0, stream>>>(" + argument_names("scratch") +
+         ");\n";
 }
 
 std::string CudaEmitter::launch_single_thread(const std::string& name) {
-  return "  " + name + "<<<1, 1, 0, stream>>>(" + kernel_arguments() + ");\n";
+  return "  " + name + "<<<1, 1, 0, stream>>>(" + argument_names("scratch") + ");\n";
 }
 
 std::string CudaEmitter::before_entry() const {

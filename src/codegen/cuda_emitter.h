@@ -63,9 +63,8 @@ class CudaEmitter : public CLikeEmitter {
  private:
   // The host entry point's declaration, without ';'.
   std::string signature() const;
-  // Kernel parameters (`for_kernel`) or host parameters (with the stream), and the call arguments.
+  // Kernel parameters (`for_kernel`) or host parameters (with the stream).
   std::vector<std::string> parameters(bool for_kernel) const;
-  std::string kernel_arguments() const;
 
   CudaEmitOptions options_;
 };

@@ -142,17 +142,6 @@ std::string OpenCLEmitter::kernel_head(const std::string& name, const std::strin
   return out + ") {\n";
 }
 
-std::string OpenCLEmitter::launch_arguments() const {
-  std::string s;
-  auto add = [&](const std::string& n) { s += (s.empty() ? "" : ", ") + n; };
-  for (lir::BufferRole role : {lir::BufferRole::Input, lir::BufferRole::Output})
-    for (const lir::Buffer& b : f_.buffers)
-      if (b.role == role) add(b.name);
-  for (const lir::Param& p : f_.params) add(p.name);
-  if (f_.scratch_bytes > 0) add(options_.scratch_name);
-  return s;
-}
-
 std::optional<std::string> OpenCLEmitter::launch_expr(const Expr& e) const {
   switch (e.kind) {
     case ExprKind::IntImm:
@@ -198,8 +187,8 @@ std::string OpenCLEmitter::launch_over(const std::string& name, const lir::Launc
     global = "min((" + count + " + " + std::to_string(tpg - 1) + ") / " + std::to_string(tpg) + ", " +
              std::to_string(launch.max_blocks) + ") * " + std::to_string(tpg);
   }
-  return "kernel " + name + " global=[" + global + "] local=[" + std::to_string(tpg) + "] args=[" + launch_arguments() +
-         "]\n";
+  return "kernel " + name + " global=[" + global + "] local=[" + std::to_string(tpg) + "] args=[" +
+         argument_names(options_.scratch_name) + "]\n";
 }
 
 std::string OpenCLEmitter::shared_declaration(const lir::Stmt& a) const {
@@ -213,11 +202,12 @@ std::string OpenCLEmitter::launch_geometry(const std::string& name, const lir::K
     global += (d ? ", " : "") + std::to_string(g.grid[d] * g.block[d]);
     local += (d ? ", " : "") + std::to_string(g.block[d]);
   }
-  return "kernel " + name + " global=[" + global + "] local=[" + local + "] args=[" + launch_arguments() + "]\n";
+  return "kernel " + name + " global=[" + global + "] local=[" + local + "] args=[" +
+         argument_names(options_.scratch_name) + "]\n";
 }
 
 std::string OpenCLEmitter::launch_single_thread(const std::string& name) {
-  return "kernel " + name + " global=[1] local=[1] args=[" + launch_arguments() + "]\n";
+  return "kernel " + name + " global=[1] local=[1] args=[" + argument_names(options_.scratch_name) + "]\n";
 }
 
 std::string OpenCLEmitter::entry_begin() const {

@@ -83,7 +83,6 @@ class OpenCLEmitter : public CLikeEmitter {
   // max), or nothing when it has no spelling there.
   std::optional<std::string> launch_expr(const lir::Expr& e) const;
   bool is_half_buffer(const std::string& name) const;
-  std::string launch_arguments() const;
 
   OpenCLEmitOptions options_;
 };

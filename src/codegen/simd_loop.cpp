@@ -19,32 +19,6 @@ bool SimdLoop::varies(const Expr& e) const {
   return found;
 }
 
-std::optional<int64_t> lane_stride(const Expr& index, const std::string& var) {
-  if (!lir::uses_var(index, var)) return 0;
-  switch (index.kind) {
-    case ExprKind::Var:
-      return 1;  // it uses var, so it is var
-    case ExprKind::Cast:
-      // Between integer types of the index computation: the value is kept when it fits.
-      if (!ir::is_float(index.type) && !ir::is_float(index.args[0]->type)) return lane_stride(*index.args[0], var);
-      return std::nullopt;
-    case ExprKind::Binary: {
-      auto a = lane_stride(*index.args[0], var), b = lane_stride(*index.args[1], var);
-      if (!a || !b) return std::nullopt;
-      if (index.bin_op == BinOp::Add) return *a + *b;
-      if (index.bin_op == BinOp::Sub) return *a - *b;
-      if (index.bin_op == BinOp::Mul) {
-        const Expr& other = *a ? *index.args[1] : *index.args[0];
-        if ((*a && *b) || other.kind != ExprKind::IntImm) return std::nullopt;
-        return (*a ? *a : *b) * other.int_value;
-      }
-      return std::nullopt;
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
 namespace {
 
 class Checker {
@@ -85,7 +59,7 @@ class Checker {
         return value(*s.value);
       case StmtKind::Store: {
         if (s.indices.size() != 1) return "a store is not flat";
-        auto stride = lane_stride(*s.indices[0], l_.lane);
+        auto stride = lir::coefficient_of(*s.indices[0], l_.lane);
         if (!stride || *stride != 1)
           return "the store to " + s.name + " is not to consecutive elements, one per lane";
         return value(*s.value);
@@ -107,7 +81,7 @@ class Checker {
         return "";  // a varying let
       case ExprKind::Load: {
         if (e.args.size() != 1 || e.boundary != ir::Boundary::None) return "a load is not flat";
-        auto stride = lane_stride(*e.args[0], l_.lane);
+        auto stride = lir::coefficient_of(*e.args[0], l_.lane);
         if (!stride || *stride != 1) return "the load of " + e.name + " is not of consecutive elements (a gather)";
         return "";
       }

@@ -46,8 +46,4 @@ bool has_vector_call(const lir::Expr& call, const SimdLoop& lanes);
 // The loop as explicit SIMD code, or nullopt with the reason in `why` (when given).
 std::optional<SimdLoop> simd_loop(const lir::Stmt& loop, std::string* why = nullptr);
 
-// The coefficient of `var` in an index expression affine in it (0 when it does not occur), or
-// nullopt when the expression is not affine in `var` (var / 2, a load at var, ...).
-std::optional<int64_t> lane_stride(const lir::Expr& index, const std::string& var);
-
 }  // namespace ekb::codegen

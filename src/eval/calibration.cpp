@@ -19,6 +19,13 @@ Measurement summarize_higher_is_better(std::vector<double> samples) {
   return m;
 }
 
+Measurement measure_rate(int runs, double amount, const std::function<double()>& time_ms) {
+  time_ms();
+  std::vector<double> rates;
+  for (int r = 0; r < runs; ++r) rates.push_back(amount / (time_ms() * 1e-3) / 1e9);
+  return summarize_higher_is_better(std::move(rates));
+}
+
 nlohmann::json launch_floor_json(int runs, const std::vector<std::pair<std::string, std::function<double()>>>& timers) {
   for (const auto& [name, time_ms] : timers) time_ms();  // warm-up: the first launch loads the module
   std::vector<std::vector<double>> ms(timers.size());

@@ -25,6 +25,10 @@ struct Measurement {
 // Best, median and worst of `samples` where larger is better. Empty samples give all zeros.
 Measurement summarize_higher_is_better(std::vector<double> samples);
 
+// One warm-up run, then `runs` timed runs, each moving or computing `amount` units (bytes, FLOPs):
+// the rates in units of 1e9 per second. `time_ms` does one run and returns its milliseconds.
+Measurement measure_rate(int runs, double amount, const std::function<double()>& time_ms);
+
 struct Calibration {
   std::string backend;  // "cpu", "cuda", "opencl"
   std::string device;   // the device name a run records, e.g. the CPU model name

@@ -168,14 +168,10 @@ uint32_t float_bits(float f) {
   return u;
 }
 
-// One warm-up, then `runs` timed runs of `enqueue`, each moving or computing `amount` units
-// (bytes, FLOPs): the rates in units of 1e9 per second.
+// The rates of what `enqueue` puts on the stream (eval::measure_rate).
 template <typename Enqueue>
 Measurement measure_rate(GpuSession& gpu, int runs, double amount, Enqueue&& enqueue) {
-  gpu.time_ms(enqueue);
-  std::vector<double> rates;
-  for (int r = 0; r < runs; ++r) rates.push_back(amount / (gpu.time_ms(enqueue) * 1e-3) / 1e9);
-  return summarize_higher_is_better(std::move(rates));
+  return eval::measure_rate(runs, amount, [&] { return gpu.time_ms(enqueue); });
 }
 
 void expect(bool ok, const std::string& what) {

@@ -151,13 +151,11 @@ class ClSession {
   std::vector<cl_mem> buffers_;
 };
 
-// One warm-up, then `runs` timed runs, each moving or computing `amount` units: rates in 1e9/s.
+// The rates of the command `enqueue` puts on the queue (eval::measure_rate); a run is at least a
+// nanosecond, so that a profiling clock coarser than the run gives no infinite rate.
 template <typename Enqueue>
 Measurement measure_rate(ClSession& s, int runs, double amount, Enqueue&& enqueue) {
-  s.time_ms(enqueue);
-  std::vector<double> rates;
-  for (int r = 0; r < runs; ++r) rates.push_back(amount / (std::max(s.time_ms(enqueue), 1e-6) * 1e-3) / 1e9);
-  return summarize_higher_is_better(std::move(rates));
+  return eval::measure_rate(runs, amount, [&] { return std::max(s.time_ms(enqueue), 1e-6); });
 }
 
 void expect(bool ok, const std::string& what) {

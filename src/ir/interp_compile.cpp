@@ -499,31 +499,19 @@ static std::unique_ptr<Node> fill_load(Node* raw, Addr a, Data data, Pad pad, co
 }
 
 // An unrolled load when every index is affine in at most two variables and the rank is <= 4.
-template <int B>
-static FP make_fload(Addr a, const double* data, FP pad, const ErrCtx* err, SourceLoc loc) {
+template <class Node, int B>
+static std::unique_ptr<Node> make_load(Addr a, const NodeValue<Node>* data, std::unique_ptr<Node> pad,
+                                       const ErrCtx* err, SourceLoc loc) {
   if (a.all_affine) {
     switch (a.dims.size()) {
-      case 1: return fill_load(new FLoadA<1, B>, std::move(a), data, std::move(pad), err, loc);
-      case 2: return fill_load(new FLoadA<2, B>, std::move(a), data, std::move(pad), err, loc);
-      case 3: return fill_load(new FLoadA<3, B>, std::move(a), data, std::move(pad), err, loc);
-      case 4: return fill_load(new FLoadA<4, B>, std::move(a), data, std::move(pad), err, loc);
+      case 1: return fill_load(new LoadAffine<Node, 1, B>, std::move(a), data, std::move(pad), err, loc);
+      case 2: return fill_load(new LoadAffine<Node, 2, B>, std::move(a), data, std::move(pad), err, loc);
+      case 3: return fill_load(new LoadAffine<Node, 3, B>, std::move(a), data, std::move(pad), err, loc);
+      case 4: return fill_load(new LoadAffine<Node, 4, B>, std::move(a), data, std::move(pad), err, loc);
       default: break;
     }
   }
-  return fill_load(new FLoad<B>, std::move(a), data, std::move(pad), err, loc);
-}
-template <int B>
-static IP make_iload(Addr a, const int64_t* data, IP pad, const ErrCtx* err, SourceLoc loc) {
-  if (a.all_affine) {
-    switch (a.dims.size()) {
-      case 1: return fill_load(new ILoadA<1, B>, std::move(a), data, std::move(pad), err, loc);
-      case 2: return fill_load(new ILoadA<2, B>, std::move(a), data, std::move(pad), err, loc);
-      case 3: return fill_load(new ILoadA<3, B>, std::move(a), data, std::move(pad), err, loc);
-      case 4: return fill_load(new ILoadA<4, B>, std::move(a), data, std::move(pad), err, loc);
-      default: break;
-    }
-  }
-  return fill_load(new ILoad<B>, std::move(a), data, std::move(pad), err, loc);
+  return fill_load(new Load<Node, B>, std::move(a), data, std::move(pad), err, loc);
 }
 
 FP Compiler::load_f(const Expr& e) {
@@ -531,10 +519,10 @@ FP Compiler::load_f(const Expr& e) {
   if (!is_float(b.type)) return std::make_unique<FFromI>(load_i(e));
   Addr a = make_addr(b, e.args, e.loc);
   switch (e.boundary) {
-    case Boundary::None: return make_fload<0>(std::move(a), b.f, nullptr, err_, e.loc);
-    case Boundary::Pad: return make_fload<1>(std::move(a), b.f, as_f(*e.pad_value), err_, e.loc);
-    case Boundary::Edge: return make_fload<2>(std::move(a), b.f, nullptr, err_, e.loc);
-    case Boundary::Mirror: return make_fload<3>(std::move(a), b.f, nullptr, err_, e.loc);
+    case Boundary::None: return make_load<FNode, 0>(std::move(a), b.f, nullptr, err_, e.loc);
+    case Boundary::Pad: return make_load<FNode, 1>(std::move(a), b.f, as_f(*e.pad_value), err_, e.loc);
+    case Boundary::Edge: return make_load<FNode, 2>(std::move(a), b.f, nullptr, err_, e.loc);
+    case Boundary::Mirror: return make_load<FNode, 3>(std::move(a), b.f, nullptr, err_, e.loc);
   }
   return nullptr;
 }
@@ -544,10 +532,10 @@ IP Compiler::load_i(const Expr& e) {
   if (is_float(b.type)) fail(e.loc, "internal: float tensor '" + b.name + "' read as an integer");
   Addr a = make_addr(b, e.args, e.loc);
   switch (e.boundary) {
-    case Boundary::None: return make_iload<0>(std::move(a), b.i, nullptr, err_, e.loc);
-    case Boundary::Pad: return make_iload<1>(std::move(a), b.i, as_i(*e.pad_value), err_, e.loc);
-    case Boundary::Edge: return make_iload<2>(std::move(a), b.i, nullptr, err_, e.loc);
-    case Boundary::Mirror: return make_iload<3>(std::move(a), b.i, nullptr, err_, e.loc);
+    case Boundary::None: return make_load<INode, 0>(std::move(a), b.i, nullptr, err_, e.loc);
+    case Boundary::Pad: return make_load<INode, 1>(std::move(a), b.i, as_i(*e.pad_value), err_, e.loc);
+    case Boundary::Edge: return make_load<INode, 2>(std::move(a), b.i, nullptr, err_, e.loc);
+    case Boundary::Mirror: return make_load<INode, 3>(std::move(a), b.i, nullptr, err_, e.loc);
   }
   return nullptr;
 }

@@ -1,6 +1,8 @@
 // Internal to the reference interpreter: expression node classes (see interp_nodes.h).
 #pragma once
 #include <cmath>
+#include <memory>
+#include <utility>
 
 #include "ir/interp_nodes.h"
 
@@ -74,26 +76,16 @@ struct LoadBase {
     return o;
   }
 };
-template <int B>
-struct FLoad final : FNode, LoadBase {
-  const double* data = nullptr;
-  FP pad;
-  double eval() const override {
-    if constexpr (B >= 2) {
-      return data[fixed_offset<B>()];
-    } else {
-      int64_t off;
-      if (addr.offset(off)) return data[off];
-      if constexpr (B == 1) return pad->eval();
-      oob();
-    }
-  }
-};
-template <int B>
-struct ILoad final : INode, LoadBase {
-  const int64_t* data = nullptr;
-  IP pad;
-  int64_t eval() const override {
+// What a node evaluates to: double for FNode, int64_t for INode.
+template <class Node>
+using NodeValue = decltype(std::declval<const Node&>().eval());
+
+// A load from a tensor of the node's values.
+template <class Node, int B>
+struct Load final : Node, LoadBase {
+  const NodeValue<Node>* data = nullptr;
+  std::unique_ptr<Node> pad;
+  NodeValue<Node> eval() const override {
     if constexpr (B >= 2) {
       return data[fixed_offset<B>()];
     } else {
@@ -122,22 +114,11 @@ struct AffineLoad : LoadBase {
     return o;
   }
 };
-template <int R, int B>
-struct FLoadA final : FNode, AffineLoad<R, B> {
-  const double* data = nullptr;
-  FP pad;
-  double eval() const override {
-    int64_t o = this->off();
-    if (o >= 0) return data[o];
-    if constexpr (B == 1) return pad->eval();
-    this->oob();
-  }
-};
-template <int R, int B>
-struct ILoadA final : INode, AffineLoad<R, B> {
-  const int64_t* data = nullptr;
-  IP pad;
-  int64_t eval() const override {
+template <class Node, int R, int B>
+struct LoadAffine final : Node, AffineLoad<R, B> {
+  const NodeValue<Node>* data = nullptr;
+  std::unique_ptr<Node> pad;
+  NodeValue<Node> eval() const override {
     int64_t o = this->off();
     if (o >= 0) return data[o];
     if constexpr (B == 1) return pad->eval();

@@ -123,6 +123,32 @@ bool uses_var(const Stmt& s, const std::string& name) {
   return found;
 }
 
+std::optional<int64_t> coefficient_of(const Expr& e, const std::string& var) {
+  if (!uses_var(e, var)) return 0;
+  switch (e.kind) {
+    case ExprKind::Var:
+      return 1;  // it uses var, so it is var
+    case ExprKind::Cast:
+      // Between integer types of the index computation: the value is kept when it fits.
+      if (!ir::is_float(e.type) && !ir::is_float(e.args[0]->type)) return coefficient_of(*e.args[0], var);
+      return std::nullopt;
+    case ExprKind::Binary: {
+      auto a = coefficient_of(*e.args[0], var), b = coefficient_of(*e.args[1], var);
+      if (!a || !b) return std::nullopt;
+      if (e.bin_op == BinOp::Add) return *a + *b;
+      if (e.bin_op == BinOp::Sub) return *a - *b;
+      if (e.bin_op == BinOp::Mul) {
+        const Expr& other = *a ? *e.args[1] : *e.args[0];
+        if ((*a && *b) || other.kind != ExprKind::IntImm) return std::nullopt;
+        return (*a ? *a : *b) * other.int_value;
+      }
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 const Stmt* find_loop(const Stmt& s, const std::string& var) {
   const Stmt* found = nullptr;
   for_each_stmt(s, [&](const Stmt& x) {

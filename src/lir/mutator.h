@@ -1,7 +1,9 @@
 // Traversal helpers shared by the passes: a rebuilding mutator (override mutate() for the node kinds
 // a pass cares about and call the base for the rest), a read-only walk, finding a loop, and substitution.
 #pragma once
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "lir/loop_ir.h"
@@ -39,5 +41,9 @@ StmtP substitute(const StmtP& s, const std::string& name, const ExprP& value);
 bool uses_var(const Expr& e, const std::string& name);
 bool uses_var(const Stmt& s, const std::string& name);  // in any expression under s
 bool has_load(const Expr& e);
+// The coefficient of `var` in an index expression affine in it (0 when it does not occur; integer
+// casts keep the value), or nullopt when the expression is not affine in `var` (var / 2, a load at
+// var, var * n, ...): a vector loop's lane stride, a cooperative copy's step.
+std::optional<int64_t> coefficient_of(const Expr& e, const std::string& var);
 
 }  // namespace ekb::lir

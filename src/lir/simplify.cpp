@@ -181,14 +181,7 @@ class Simplifier {
     if (ext.b.hi <= 0) return make_block({});
     if (ext.b.is_point() && ext.b.lo == 1 && s.for_kind == ForKind::Serial) {
       // One iteration: the variable is the minimum (bound once when the minimum could change).
-      if (!has_load(*mn.e) && !uses_mutable(*mn.e)) {
-        subst_[s.name] = mn.e;
-        bounds_[s.name] = mn.b;
-        StmtP body = stmt(s.body);
-        subst_.erase(s.name);
-        bounds_.erase(s.name);
-        return body;
-      }
+      if (!has_load(*mn.e) && !uses_mutable(*mn.e)) return body_with(s.name, mn, s.body);
       return stmt(make_let(s.name, mn.e, s.body));
     }
     i128 hi = i128(mn.b.hi) + ext.b.hi - 1;
@@ -206,14 +199,7 @@ class Simplifier {
   StmtP let_stmt(const Stmt& s) {
     R v = expr(s.value);
     bool alias = v.e->kind == ExprKind::Var && !mutable_.count(v.e->name);
-    if (is_const(*v.e) || alias) {
-      subst_[s.name] = v.e;
-      bounds_[s.name] = v.b;
-      StmtP body = stmt(s.body);
-      subst_.erase(s.name);
-      bounds_.erase(s.name);
-      return body;
-    }
+    if (is_const(*v.e) || alias) return body_with(s.name, v, s.body);
     bounds_[s.name] = v.b;
     StmtP body = stmt(s.body);
     bounds_.erase(s.name);
@@ -221,6 +207,16 @@ class Simplifier {
     for_each_expr(*body, [&](const Expr& x) { used |= x.kind == ExprKind::Var && x.name == s.name; });
     if (!used) return body;
     return make_let(s.name, v.e, body);
+  }
+
+  // `body` simplified with `name` replaced by `value` (its binding dropped).
+  StmtP body_with(const std::string& name, const R& value, const StmtP& body) {
+    subst_[name] = value.e;
+    bounds_[name] = value.b;
+    StmtP out = stmt(body);
+    subst_.erase(name);
+    bounds_.erase(name);
+    return out;
   }
 
   bool uses_mutable(const Expr& e) const {

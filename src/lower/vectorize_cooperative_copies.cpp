@@ -14,32 +14,6 @@ using namespace lir;
 
 namespace {
 
-// The coefficient of `var` in the affine expression e (nullopt when e is not affine in it).
-std::optional<int64_t> coefficient(const Expr& e, const std::string& var) {
-  switch (e.kind) {
-    case ExprKind::IntImm:
-      return 0;
-    case ExprKind::Var:
-      return e.name == var ? 1 : 0;
-    case ExprKind::Binary: {
-      auto a = coefficient(*e.args[0], var), b = coefficient(*e.args[1], var);
-      if (!a || !b) return std::nullopt;
-      if (e.bin_op == BinOp::Add) return *a + *b;
-      if (e.bin_op == BinOp::Sub) return *a - *b;
-      if (e.bin_op == BinOp::Mul) {
-        if (*a == 0 && e.args[0]->kind == ExprKind::IntImm) return e.args[0]->int_value * *b;
-        if (*b == 0 && e.args[1]->kind == ExprKind::IntImm) return *a * e.args[1]->int_value;
-        if (*a == 0 && *b == 0) return 0;
-        return std::nullopt;
-      }
-      if (*a == 0 && *b == 0) return 0;
-      return std::nullopt;
-    }
-    default:
-      return uses_var(e, var) ? std::nullopt : std::optional<int64_t>(0);
-  }
-}
-
 class CopyVectorizer : public Mutator {
  public:
   explicit CopyVectorizer(const Func& f) : f_(f) {}
@@ -97,7 +71,7 @@ class CopyVectorizer : public Mutator {
     if (inner->extent->kind != ExprKind::IntImm || inner->extent->int_value % 4 != 0) return;
     // Consecutive elements, the first of every group of 4 aligned to 16 bytes.
     auto aligned_run = [&](const ExprP& index) {
-      return coefficient(*index, inner->name) == std::optional<int64_t>(1) &&
+      return coefficient_of(*index, inner->name) == std::optional<int64_t>(1) &&
              known_multiple(*substitute(index, inner->name, inner->min)) % 4 == 0;
     };
     if (!aligned_run(load.args[0])) return;

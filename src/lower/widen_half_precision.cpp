@@ -3,6 +3,7 @@
 #include <set>
 
 #include "lir/mutator.h"
+#include "lower/region.h"
 
 namespace ekb::lower {
 
@@ -78,31 +79,6 @@ class HalfWidener : public Mutator {
   const Func& f_;
 };
 
-// Redirects every load and store of one buffer to another.
-class Renamer : public Mutator {
- public:
-  Renamer(std::string from, std::string to) : from_(std::move(from)), to_(std::move(to)) {}
-  using Mutator::mutate;
-  ExprP mutate(const ExprP& e) override {
-    ExprP m = mutate_children(e);
-    if (m->kind != ExprKind::Load || m->name != from_) return m;
-    auto n = std::make_shared<Expr>(*m);
-    n->name = to_;
-    n->type = ScalarType::F32;
-    return n;
-  }
-  StmtP mutate(const StmtP& s) override {
-    StmtP m = mutate_children(s);
-    if (m->kind != StmtKind::Store || m->name != from_) return m;
-    auto n = std::make_shared<Stmt>(*m);
-    n->name = to_;
-    return n;
-  }
-
- private:
-  std::string from_, to_;
-};
-
 // Half outputs the kernel reads are computed in an f32 shadow and rounded into the output at the end.
 void shadow_read_half_outputs(Func& f) {
   std::set<std::string> read;
@@ -115,8 +91,8 @@ void shadow_read_half_outputs(Func& f) {
     Buffer out = *f.buffer(name);
     std::string shadow = f.fresh_name(name + "_f32");
     f.buffers.push_back({shadow, ScalarType::F32, out.shape, BufferRole::Temp});
-    Renamer r(name, shadow);
-    StmtP body = r.mutate(f.body);
+    // Its loads keep their half type until HalfWidener reads the f32 buffer as f32.
+    StmtP body = redirect_accesses(f.body, name, shadow, [](const std::vector<ExprP>& indices) { return indices; });
     std::string e = f.fresh_name("e");
     ExprP idx = var(e, ScalarType::Index);  // one flat index: flatten_storage leaves it as it is
     StmtP copy = make_for(e, index_imm(0), index_imm(out.num_elements()),

@@ -23,20 +23,23 @@ std::string trim(std::string s) {
   return first == std::string::npos ? "" : s.substr(first);
 }
 
-std::string platform_string(const Api& cl, cl_platform_id p, cl_platform_info what) {
+// A string property through an OpenCL info query (clGetPlatformInfo, clGetDeviceInfo): its size
+// first, then the text; "" when the query fails.
+template <typename Query, typename Handle, typename Info>
+std::string info_string(Query query, Handle h, Info what) {
   size_t n = 0;
-  if (cl.clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  if (query(h, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
   std::string s(n, '\0');
-  cl.clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  query(h, what, n, s.data(), nullptr);
   return trim(s);
 }
 
+std::string platform_string(const Api& cl, cl_platform_id p, cl_platform_info what) {
+  return info_string(cl.clGetPlatformInfo, p, what);
+}
+
 std::string device_string(const Api& cl, cl_device_id d, cl_device_info what) {
-  size_t n = 0;
-  if (cl.clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
-  std::string s(n, '\0');
-  cl.clGetDeviceInfo(d, what, n, s.data(), nullptr);
-  return trim(s);
+  return info_string(cl.clGetDeviceInfo, d, what);
 }
 
 template <typename T>

@@ -12,7 +12,7 @@
 #include <map>
 #include <random>
 
-#include "../lower/schedule_test_util.h"
+#include "../lower/lower_test_util.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "lower/lower.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../lower/schedule_test_util.h"
+#include "../lower/lower_test_util.h"
 #include "eval/solution_set.h"
 #include "ir/printer.h"
 #include "suite/suite.h"

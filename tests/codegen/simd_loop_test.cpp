@@ -32,15 +32,6 @@ std::string refusal(const StmtP& loop) {
   return why;
 }
 
-TEST(SimdLoop, LaneStrideOfAffineIndices) {
-  EXPECT_EQ(lane_stride(*row_plus_lane(), "l"), 1);
-  EXPECT_EQ(lane_stride(*binary(BinOp::Mul, idx("l"), index_imm(3)), "l"), 3);
-  EXPECT_EQ(lane_stride(*binary(BinOp::Sub, idx("i"), idx("l")), "l"), -1);
-  EXPECT_EQ(lane_stride(*idx("i"), "l"), 0);
-  EXPECT_FALSE(lane_stride(*binary(BinOp::Div, idx("l"), index_imm(2)), "l"));
-  EXPECT_FALSE(lane_stride(*binary(BinOp::Mul, idx("l"), idx("i")), "l"));
-}
-
 TEST(SimdLoop, ConsecutiveAccessesAndUniformValuesQualify) {
   // y[i*64 + l] = -(2 * x[i*64 + l]) + z[i], with a lane-dependent let in between.
   ExprP scaled = binary(BinOp::Mul, float_imm(ScalarType::F32, 2), f32_load("x", row_plus_lane()));

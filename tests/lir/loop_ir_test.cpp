@@ -61,6 +61,20 @@ TEST(LoopIr, SubstituteAndQueries) {
   EXPECT_FALSE(has_load(*i));
 }
 
+TEST(LoopIr, CoefficientOfAVariableInAffineIndices) {
+  auto idx = [](const std::string& v) { return var(v, ScalarType::Index); };
+  ExprP row_plus_lane = binary(BinOp::Add, binary(BinOp::Mul, idx("i"), index_imm(64)), idx("l"));
+  EXPECT_EQ(coefficient_of(*row_plus_lane, "l"), 1);
+  EXPECT_EQ(coefficient_of(*row_plus_lane, "i"), 64);
+  EXPECT_EQ(coefficient_of(*binary(BinOp::Mul, idx("l"), index_imm(3)), "l"), 3);
+  EXPECT_EQ(coefficient_of(*binary(BinOp::Sub, idx("i"), idx("l")), "l"), -1);
+  EXPECT_EQ(coefficient_of(*cast(ScalarType::I32, idx("l")), "l"), 1);
+  EXPECT_EQ(coefficient_of(*idx("i"), "l"), 0);
+  EXPECT_FALSE(coefficient_of(*binary(BinOp::Div, idx("l"), index_imm(2)), "l"));
+  EXPECT_FALSE(coefficient_of(*binary(BinOp::Mul, idx("l"), idx("i")), "l"));
+  EXPECT_FALSE(coefficient_of(*load("x", ScalarType::I32, {idx("l")}), "l"));
+}
+
 TEST(LoopIr, PrintsReadably) {
   ExprP i = var("i", ScalarType::Index);
   StmtP loop = make_for(

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lir/verify_lir.h"
-#include "lower/schedule_test_util.h"
+#include "lower/lower_test_util.h"
 
 namespace ekb::lir {
 namespace {

@@ -6,14 +6,10 @@
 
 #include "ir/directives.h"
 #include "lower/apply_schedule.h"
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::pattern;
 
 TEST(ApplySchedule, EveryDirectiveOfTheTableHasAPassAndNoOtherHasOne) {
   std::set<std::string> table, passes;
@@ -27,7 +23,7 @@ TEST(ApplySchedule, AnUntargetedBlockIsRefusedWhereADirectiveHasNoMeaning) {
                            "schedule {\n  parallel(y, i)\n}\n";
   auto l = ir::testing::load(text);
   ASSERT_TRUE(l.inst) << l.diags;  // the verifier cannot tell which target it is for
-  EXPECT_NE(testing::scheduled_lir(text).find("parallel"), std::string::npos);
+  EXPECT_NE(scheduled_lir(text).find("parallel"), std::string::npos);
   for (ir::Target gpu : {ir::Target::Cuda, ir::Target::OpenCL}) {
     LowerOptions o;
     o.target = gpu;
@@ -54,4 +50,4 @@ TEST(ApplySchedule, LayersCanBeIgnored) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -5,9 +5,7 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
 
 TEST(FlattenStorage, RowMajorIndex) {
@@ -17,7 +15,7 @@ TEST(FlattenStorage, RowMajorIndex) {
 }
 
 TEST(FlattenStorage, LoadsAndStores) {
-  auto l = testing::lower_text(testing::pattern(R"(
+  auto l = lower_text(pattern(R"(
   params N
   input  x : f32[N, 3, 2]
   output y : f32[N, 2]
@@ -34,4 +32,4 @@ TEST(FlattenStorage, LoadsAndStores) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

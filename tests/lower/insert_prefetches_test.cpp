@@ -6,13 +6,8 @@
 #include "lower/schedule_loops.h"
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::lower_text;
-using testing::pattern;
 
 const char* kScale = "  params H, W\n  input x : f32[H, W] in [-1, 1]\n  output y : f32[H, W]\n  y[i, j] = 2.0 * x[i, j]";
 
@@ -100,4 +95,4 @@ TEST(InsertPrefetches, ALineTwoReadsShareIsPrefetchedOnce) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -7,29 +7,11 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
 
-using testing::lower_text;
-using testing::pattern;
-
 TEST(LowerDefinitions, PureDefinitionsUpdatesAndTemps) {
-  auto l = lower_text(pattern(R"(
-  params M, N
-  input  x : f32[M, N]
-  input  b : f32[N]
-  output y : f32[M, N]
-  output c : i32[M]
-  temp   t : f32[N]
-  t[j] = b[j] * 2.0
-  y[i, j] = x[i, j] + t[j]
-  for i in 1..M: y[i, j] = y[i - 1, j] + y[i, j]
-  c[i] = cast(i32, i) + 1
-)",
-                              "M = 3, N = 4"),
-                      "lower_definitions");
+  auto l = lower_text(pattern(kFourStages, "M = 3, N = 4"), "lower_definitions");
   EXPECT_EQ(l.body,
             "allocate t: f32[4] in global\n"
             "for j in [0, +4) {\n"
@@ -120,4 +102,4 @@ TEST(LowerDefinitions, VariableNamesAvoidLibraryNames) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

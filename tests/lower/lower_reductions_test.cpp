@@ -6,13 +6,8 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::lower_text;
-using testing::pattern;
 
 TEST(LowerReductions, AccumulatorsArgmaxAndGuards) {
   auto l = lower_text(pattern(R"(
@@ -92,4 +87,4 @@ TEST(LowerReductions, ReductionsInLogicOperandsAreGuarded) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -3,20 +3,10 @@
 // to the total; the combine's form and its shared slots follow the kernel language.
 #include <gtest/gtest.h>
 
-#include "gpu_lower_test_util.h"
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::cuda_like_options;
-using testing::find_stmts;
-using testing::kernels_of;
-using testing::lower_text;
-using testing::opencl_like_options;
-using testing::pattern;
 
 // Row sums, a block per row, `threads` threads each summing a strided part of the row.
 std::string row_sum(int threads) {
@@ -98,4 +88,4 @@ TEST(LowerThreadReductions, WithoutShufflesEverywhereBothFormsAndASlotPerThread)
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

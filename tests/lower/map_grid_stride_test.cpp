@@ -2,29 +2,20 @@
 // GpuGridStride loops (spread over all the threads of their kernel); the rest stays sequential.
 #include <gtest/gtest.h>
 
-#include "gpu_lower_test_util.h"
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
 
-using testing::cuda_like_options;
-using testing::lower_text;
-using testing::loop_kinds;
-using testing::kGpuStages;
-using testing::pattern;
-
 TEST(MapGridStride, PureLoopsSpreadOverThreadsAndAnOrderedUpdateStaysSequential) {
-  auto l = lower_text(pattern(kGpuStages, "M = 3, N = 4"), "map_grid_stride", cuda_like_options(""));
+  auto l = lower_text(pattern(kFourStages, "M = 3, N = 4"), "map_grid_stride", cuda_like_options(""));
   EXPECT_EQ(loop_kinds(*l.func.body),
             "j:gpu_grid_stride i:gpu_grid_stride j_1:gpu_grid_stride i_1:serial j_2:serial i_2:gpu_grid_stride")
       << l.body;
   // The pass before it leaves them serial; a cpu lowering never maps.
-  auto before = lower_text(pattern(kGpuStages, "M = 3, N = 4"), "insert_prefetches", cuda_like_options(""));
+  auto before = lower_text(pattern(kFourStages, "M = 3, N = 4"), "insert_prefetches", cuda_like_options(""));
   EXPECT_EQ(before.body.find("gpu_grid_stride"), std::string::npos) << before.body;
-  auto cpu = lower_text(pattern(kGpuStages, "M = 3, N = 4"));
+  auto cpu = lower_text(pattern(kFourStages, "M = 3, N = 4"));
   EXPECT_EQ(cpu.body.find("gpu_grid_stride"), std::string::npos) << cpu.body;
 }
 
@@ -44,4 +35,4 @@ TEST(MapGridStride, StagesWithBoundLoopsKeepTheirSchedule) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -2,17 +2,10 @@
 // of inputs and temps, align, and the directives that have no meaning on cpu.
 #include <gtest/gtest.h>
 
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::matches_reference;
-using testing::pattern;
-using testing::schedule_error;
-using testing::scheduled_lir;
 
 std::string with_layers(const std::string& body, const std::string& workload, const std::string& schedule,
                         const std::string& memory) {
@@ -232,4 +225,4 @@ TEST(MemoryPrefetch, EveryLineOfAnUnrolledBodyAndOneForALongInnerLoop) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -2,20 +2,10 @@
 // and the part of the context it uses.
 #include <gtest/gtest.h>
 
-#include "gpu_lower_test_util.h"
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::cuda_like_options;
-using testing::find_stmts;
-using testing::kernels_of;
-using testing::lower_text;
-using testing::kGpuStages;
-using testing::pattern;
 
 // Row sums, a block per row, its 32 threads each summing a strided part of the row.
 const char* kRowSum = "  params M, N\n  input x : f32[M, N] in [-1, 1]\n  output y : f32[M]\n  y[i] = sum(k in 0..N: x[i, k])";
@@ -23,7 +13,7 @@ const char* kRowSumSchedule =
     "schedule gpu {\n  split(y, k, 32, ko, ki)\n  reorder(y, i, ki, ko)\n  bind(y, i, block.x)\n  bind(y, ki, thread.x)\n}\n";
 
 TEST(OutlineKernels, EachStageIsAKernelWithTheContextItUses) {
-  auto l = lower_text(pattern(kGpuStages, "M = 3, N = 4"), "outline_kernels", cuda_like_options(""));
+  auto l = lower_text(pattern(kFourStages, "M = 3, N = 4"), "outline_kernels", cuda_like_options(""));
   std::vector<const Stmt*> kernels = kernels_of(l.func);
   ASSERT_EQ(kernels.size(), 4u) << l.body;
   // The body is nothing but the kernels, named in launch order.
@@ -96,4 +86,4 @@ TEST(OutlineKernels, SharedMemoryIsDeclaredAtTheTopOfItsKernel) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

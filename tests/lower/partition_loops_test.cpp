@@ -6,17 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "lower_test_util.h"
-#include "schedule_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::lower_text;
-using testing::matches_reference;
-using testing::pattern;
-using testing::with_schedule;
 
 int count(const std::string& text, const std::string& what) {
   int n = 0;
@@ -103,4 +95,4 @@ TEST(PartitionLoops, NoBoundaryReadsNoSplit) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

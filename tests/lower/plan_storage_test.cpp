@@ -6,13 +6,11 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
 
 TEST(PlanStorage, StackOrScratch) {
-  auto l = testing::lower_text(testing::pattern(R"(
+  auto l = lower_text(pattern(R"(
   params N
   input  x : f32[N]
   output y : f32[N]
@@ -38,7 +36,7 @@ TEST(PlanStorage, StackOrScratch) {
   tiny.max_stack_bytes = 8;
   LowerOptions o;
   o.storage = tiny;
-  auto m = testing::lower_text(testing::pattern(R"(
+  auto m = lower_text(pattern(R"(
   params N
   input  x : f32[N]
   output y : f32[N]
@@ -57,4 +55,4 @@ TEST(PlanStorage, StackOrScratch) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -6,13 +6,8 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::lower_text;
-using testing::pattern;
 
 TEST(PromoteToF64, ConversionsComparisonsAndAngles) {
   auto l = lower_text(pattern(R"(
@@ -57,4 +52,4 @@ TEST(PromoteToF64, CanBeTurnedOff) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

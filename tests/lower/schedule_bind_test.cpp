@@ -8,14 +8,10 @@
 #include "lir/mutator.h"
 #include "lower/region.h"
 #include "lower/schedule_loops.h"
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::pattern;
 
 // "pattern ... schedule gpu { SCHEDULE } memory gpu { MEMORY }"
 std::string gpu_text(const std::string& body, const std::string& workload, const std::string& schedule,
@@ -88,7 +84,7 @@ TEST(ScheduleBind, ScheduleGpuAppliesToEveryGpuBackendAndNotToCpu) {
     o.target = target;
     EXPECT_NE(to_string(*lower(*l.inst, o).body).find("gpu_thread.x"), std::string::npos) << ir::target_name(target);
   }
-  EXPECT_EQ(testing::scheduled_lir(text).find("gpu_"),
+  EXPECT_EQ(scheduled_lir(text).find("gpu_"),
             std::string::npos);  // cpu ignores `schedule gpu`
 }
 
@@ -106,7 +102,7 @@ TEST(ScheduleBind, IllegalBindingsNameTheDirective) {
   // Bound twice; on cpu.
   e = gpu_lir(gpu_text(kScale, "M = 6, N = 8", "bind(y, i, block.x)\n  bind(y, i, thread.x)"));
   EXPECT_NE(e.find("is already gpu_block.x"), std::string::npos) << e;
-  e = testing::schedule_error(pattern(kScale, "M = 6, N = 8") + "schedule cpu {\n  bind(y, i, block.x)\n}\n");
+  e = schedule_error(pattern(kScale, "M = 6, N = 8") + "schedule cpu {\n  bind(y, i, block.x)\n}\n");
   EXPECT_NE(e.find("no meaning on cpu"), std::string::npos) << e;
   e = gpu_lir(gpu_text(kScale, "M = 6, N = 8", "parallel(y, i)"));
   EXPECT_NE(e.find("no meaning on gpu"), std::string::npos) << e;
@@ -203,7 +199,7 @@ TEST(MemoryShared, DoubleBufferErrors) {
   EXPECT_NE(e.find("which needs a sequential loop"), std::string::npos) << e;
   e = gpu_lir(gpu_text(kGemm, "M = 64, N = 64, K = 32", kGemmTiles, "double_buffer(A)"));  // an input
   EXPECT_NE(e.find("there is no cache 'A'"), std::string::npos) << e;
-  e = testing::schedule_error(pattern(kGemm, "M = 8, N = 8, K = 8") + "memory cpu {\n  double_buffer(A)\n}\n");
+  e = schedule_error(pattern(kGemm, "M = 8, N = 8, K = 8") + "memory cpu {\n  double_buffer(A)\n}\n");
   EXPECT_NE(e.find("double_buffer applies to gpu shared memory"), std::string::npos) << e;
 }
 
@@ -373,4 +369,4 @@ TEST(CooperativeReduction, RowsOnThreadYEachReduceOverThreadX) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

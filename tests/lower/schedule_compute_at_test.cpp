@@ -3,17 +3,10 @@
 // placements that would compute too little or change what the producer reads are errors.
 #include <gtest/gtest.h>
 
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::matches_reference;
-using testing::schedule_error;
-using testing::scheduled_lir;
-using testing::with_schedule;
 
 // A separable 3x3 box filter over the valid region: bx is the producer, dst its consumer.
 const char* kBlur =
@@ -137,4 +130,4 @@ TEST(ScheduleComputeRoot, DefaultPlacementAndNoUndo) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -1,18 +1,10 @@
 // fuse and rfactor alone, and bind, which has no meaning on cpu.
 #include <gtest/gtest.h>
 
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::matches_reference;
-using testing::pattern;
-using testing::with_schedule;
-using testing::schedule_error;
-using testing::scheduled_lir;
 
 const char* kRowSum =
     "  params R, C\n  input x : f32[R, C] in [-1, 1]\n  output y : f32[R]\n"
@@ -78,4 +70,4 @@ TEST(ApplySchedule, GpuBlocksAreIgnoredOnCpuAndBindIsAnErrorThere) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -6,18 +6,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 #include "test_paths.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::matches_reference;
-using testing::with_schedule;
-using testing::schedule_error;
-using testing::scheduled_lir;
 
 const char* kAxpy =
     "  params R, C\n  input x : f32[R, C] in [-1, 1]\n  input z : f32[R, C] in [-1, 1]\n  output y : f32[R, C]\n"
@@ -156,4 +149,4 @@ TEST(ScheduleLoopKinds, VectorizedLoopIsPackedSimdInTheAssembly) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -6,17 +6,10 @@
 
 #include <random>
 
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::matches_reference;
-using testing::schedule_error;
-using testing::scheduled_lir;
-using testing::with_schedule;
 
 // Softmax with the exponentials in a temp that the sum and the output read (examples/schedules-cpu).
 const char* kSoftmax =
@@ -138,7 +131,7 @@ TEST(SchedulePipeline, RefusesWhatWouldChangeTheResults) {
 }
 
 TEST(SchedulePipeline, IsACpuDirective) {
-  std::string text = testing::pattern(kSoftmax, "R = 8, C = 32") +
+  std::string text = pattern(kSoftmax, "R = 8, C = 32") +
                      "schedule {\n  pipeline(y, r, e, c)\n}\n";  // in `schedule gpu`, a verifier error
   auto l = ir::testing::load(text);
   ASSERT_TRUE(l.inst) << l.diags;
@@ -153,4 +146,4 @@ TEST(SchedulePipeline, IsACpuDirective) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -2,17 +2,10 @@
 // or through an accumulator temp), and the reorders that would reverse a dependence.
 #include <gtest/gtest.h>
 
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::matches_reference;
-using testing::with_schedule;
-using testing::schedule_error;
-using testing::scheduled_lir;
 
 const char* kMatmul =
     "  params M, N, K\n  input a : f32[M, K] in [-1, 1]\n  input b : f32[K, N] in [-1, 1]\n"
@@ -101,4 +94,4 @@ TEST(ScheduleReorder, TriangularBoundsStayInsideTheirLoop) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -2,17 +2,10 @@
 // for a stage are errors.
 #include <gtest/gtest.h>
 
-#include "schedule_test_util.h"
+#include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::matches_reference;
-using testing::with_schedule;
-using testing::schedule_error;
-using testing::scheduled_lir;
 
 // 10 x 13: no factor below divides 13.
 std::string scale(const std::string& schedule) {
@@ -82,4 +75,4 @@ TEST(ScheduleSplit, TileSplitsBothLoopsAndOrdersTheBlocksOutside) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

@@ -2,18 +2,10 @@
 // floats per load where its rows are runs of 4 aligned floats.
 #include <gtest/gtest.h>
 
-#include "gpu_lower_test_util.h"
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::cuda_like_options;
-using testing::find_stmts;
-using testing::lower_text;
-using testing::pattern;
 
 // A block per row of y = 2x, the row of x first copied into shared memory by the block's threads.
 std::string scaled_rows(int64_t columns) {
@@ -51,4 +43,4 @@ TEST(VectorizeCooperativeCopies, RowsOfAnOddLengthAreCopiedFloatByFloat) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing

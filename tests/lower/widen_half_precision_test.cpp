@@ -6,13 +6,8 @@
 
 #include "lower_test_util.h"
 
-namespace ekb::lower {
-
-using namespace lir;
+namespace ekb::lower::testing {
 namespace {
-
-using testing::lower_text;
-using testing::pattern;
 
 const char* kProgram = R"(
   params N
@@ -76,4 +71,4 @@ TEST(WidenHalfPrecision, HalfOutputsReadByTheKernelAreComputedInAnF32Shadow) {
 }
 
 }  // namespace
-}  // namespace ekb::lower
+}  // namespace ekb::lower::testing
