@@ -69,6 +69,13 @@ class TranslationError(Exception):
     pass
 
 
+def negative_constant(x):
+    """c when the expression text x is a 32- or 64-bit constant -c (c below 2^63: a uint64 constant
+    passes TVM's FFI only below it), else None."""
+    m = re.fullmatch(r"T\.int(?:32|64)\(-(\d+)\)", x)
+    return int(m.group(1)) if m and int(m.group(1)) < 1 << 63 else None
+
+
 def is_int(t):
     return t in INT_RANGE
 
@@ -135,9 +142,12 @@ class Translator:
             # Bit casts, not conversions: TVM 0.27's constant folding refuses a conversion of a
             # negative constant to an unsigned type ("cannot make uint from negative value").
             u = UNSIGNED_OF[t]
-            ua = self.as_unsigned(t, a)
             if b is None:
-                return 'T.reinterpret("%s", T.%s(0) - %s)' % (DTYPES[t], u, ua)
+                return 'T.reinterpret("%s", %s)' % (DTYPES[t], self.negate_unsigned(u, self.as_unsigned(t, a)))
+            with_constant = self.wrap_with_negative_constant(t, op, a, b)
+            if with_constant is not None:
+                return with_constant
+            ua = self.as_unsigned(t, a)
             return 'T.reinterpret("%s", %s %s %s)' % (DTYPES[t], ua, op, self.as_unsigned(t, b))
         # narrow: exact in int32, truncated back
         ia = 'T.Cast("int32", %s)' % a
@@ -148,6 +158,32 @@ class Translator:
     def as_unsigned(self, t, x):
         """x (of the signed type t) as the unsigned type of its width: a bit cast."""
         return 'T.reinterpret("%s", %s)' % (UNSIGNED_OF[t], x)
+
+    def wrap_with_negative_constant(self, t, op, a, b):
+        """a op b (+ - *) in t's unsigned type where an operand is a negative constant -c, with
+        the constant c instead, or None when neither operand is one. TVM 0.27's simplifier bounds
+        unsigned arithmetic as if it did not wrap and folds an expression whose bound is one
+        value: `x + 0xFFFFFFFF` (x + (-1) as bits) became 0xFFFFFFFF (audio.mulaw_encode's
+        `(64 << i) - 1`) and `0 - x` became 0. So -c is subtracted, never added as its bits, and
+        a negation is `~x + 1`."""
+        u = UNSIGNED_OF[t]
+        ca, cb = negative_constant(a), negative_constant(b)
+        if cb is not None:  # a + (-c) = a - c; a - (-c) = a + c; a * (-c) = -(a * c)
+            ua, c = self.as_unsigned(t, a), "T.%s(%d)" % (u, cb)
+            text = {"+": "%s - %s" % (ua, c), "-": "%s + %s" % (ua, c),
+                    "*": self.negate_unsigned(u, "%s * %s" % (ua, c))}[op]
+        elif ca is not None:  # (-c) + b = b - c; (-c) - b = -(b + c); (-c) * b = -(b * c)
+            ub, c = self.as_unsigned(t, b), "T.%s(%d)" % (u, ca)
+            text = {"+": "%s - %s" % (ub, c), "-": self.negate_unsigned(u, "%s + %s" % (ub, c)),
+                    "*": self.negate_unsigned(u, "%s * %s" % (ub, c))}[op]
+        else:
+            return None
+        return 'T.reinterpret("%s", %s)' % (DTYPES[t], text)
+
+    @staticmethod
+    def negate_unsigned(u, x):
+        """-x in the unsigned type u as ~x + 1: TVM 0.27 folds `0 - x` of an unsigned x to 0."""
+        return "(T.bitwise_not(%s) + T.%s(1))" % (x, u)
 
     def expr(self, e):
         k = e["k"]
@@ -211,6 +247,10 @@ class Translator:
                 return self.llvm(t, "minimum" if op == "min" else "maximum", [a, b])
             return "T.%s(%s, %s)" % (op, a, b)
         cmp = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+        if op in cmp and t == "bool":
+            # Compared as int32: TVM 0.27's LLVM code generator compares two booleans as floats
+            # (`fcmp one i1`), which LLVM's verifier refuses (audio.rms_zcr's sign changes).
+            return "(%s %s %s)" % (self.cast_to("i32", a), cmp[op], self.cast_to("i32", b))
         if op in cmp:
             return "(%s %s %s)" % (a, cmp[op], b)
         if op == "and":
@@ -308,6 +348,15 @@ class Translator:
                 self.emit(depth, "T.evaluate(0)")
             for x in s["stmts"]:
                 self.stmt(x, depth)
+        elif k == "for" and s["kind"] == "serial" and not (s["min"]["k"] == "int" and s["min"]["v"] == 0):
+            # Counted from 0, the variable bound in the body: TVM 0.27 miscompiles a serial loop
+            # that does not start at 0 when its bounds depend on an enclosing loop's variable:
+            # its cpu pipeline runs audio.lpc's `for j in [1, +(i - 1))` as if it never ran, its
+            # gpu pipeline drops an iteration of linalg.nussinov's inner loops and reads shifted rows.
+            counter = self.var_name(s["var"]) + "_from0"
+            self.emit(depth, "for %s in T.serial(T.int64(0), %s):" % (counter, self.expr(s["extent"])))
+            self.emit(depth + 1, "%s: T.int64 = %s + %s" % (self.var_name(s["var"]), self.expr(s["min"]), counter))
+            self.stmt(s["body"], depth + 1)
         elif k == "for":
             kind = {"serial": "T.serial", "parallel": "T.parallel", "vectorized": "T.vectorized",
                     "unrolled": "T.unroll"}[s["kind"]]
@@ -432,14 +481,6 @@ class GpuTranslator(Translator):
             self.stmt(s["body"], depth)
         elif k == "for" and s["kind"] != "serial":
             self.stmt(dict(s, kind="serial"), depth)  # one thread runs the loop: no vectors, no threads
-        elif k == "for" and not (s["min"]["k"] == "int" and s["min"]["v"] == 0):
-            # Counted from 0, the variable bound in the body: TVM 0.27's gpu pipeline miscompiles a
-            # loop whose start depends on an enclosing loop's variable (linalg.nussinov: the inner
-            # loops lose an iteration and read shifted rows), which its cpu pipeline compiles right.
-            counter = self.var_name(s["var"]) + "_from0"
-            self.emit(depth, "for %s in T.serial(T.int64(0), %s):" % (counter, self.expr(s["extent"])))
-            self.emit(depth + 1, "%s: T.int64 = %s + %s" % (self.var_name(s["var"]), self.expr(s["min"]), counter))
-            self.stmt(s["body"], depth + 1)
         elif k == "allocate" and s["scope"] == "scratch":
             self.buffer_types[s["buffer"]] = s["type"]
             count = constant(s["extent"], "the size of " + s["buffer"])

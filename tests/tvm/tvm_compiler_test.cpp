@@ -62,7 +62,11 @@ INSTANTIATE_TEST_SUITE_P(
                       "nn.conv2d/kws_49x10x1_k10x4_s2",        // conv2d, padded
                       "qnn.conv2d/kws_49x10x1_k10x4_s2",       // int8, requantization
                       "audio.biquad_df2t/block_2x32",          // a recurrence: ordered updates
-                      "linalg.lu/mini"),                       // an in-place factorization
+                      "linalg.lu/mini",                        // an in-place factorization
+                      // Each of these failed before a fix of the translation (docs/TVM.md, "Surprises"):
+                      "audio.rms_zcr/tel_1s_8k",               // booleans compared: LLVM refused TVM's fcmp
+                      "audio.mulaw_encode/packet_160",         // wrapping arithmetic with negative constants
+                      "audio.lpc/g729_240_p10"),               // a loop from 1 to an outer loop's variable
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string n = info.param;
       for (char& c : n)
