@@ -1,5 +1,7 @@
 // workload: nn.relu6/mbv2_035_96_48x48x48
 // expect: memory
+// call_timeout: 20
+// (filling the worker's 768 MiB takes over 2 s, the corpus's usual limit, on a loaded machine)
 // Leaks 64 MiB per iteration, touching every page, until allocation fails.
 #include <stdlib.h>
 char* volatile last_block;  /* observable: the optimizer may not drop the allocations */

@@ -15,6 +15,7 @@ struct CorpusEntry {
   std::string workload;  // PATTERN/WORKLOAD
   std::string expect;    // error kind name, "none" to pass
   double max_speedup = 0;  // `// max_speedup:` of a passing kernel whose speedup must stay honest
+  double call_timeout_s = 0;  // `// call_timeout:` seconds, where the default would race the verdict on a busy machine
 };
 
 std::vector<CorpusEntry> corpus() {
@@ -25,8 +26,9 @@ std::vector<CorpusEntry> corpus() {
     std::ifstream in(f.path());
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::string max_speedup = ekb::testing::corpus_header(text, "max_speedup");
+    const std::string call_timeout = ekb::testing::corpus_header(text, "call_timeout");
     out.push_back({f.path().filename().string(), ekb::testing::corpus_header(text, "workload"), ekb::testing::corpus_header(text, "expect"),
-                   max_speedup.empty() ? 0.0 : std::stod(max_speedup)});
+                   max_speedup.empty() ? 0.0 : std::stod(max_speedup), call_timeout.empty() ? 0.0 : std::stod(call_timeout)});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
   return out;
@@ -40,8 +42,9 @@ TEST_P(AdversarialTest, GetsTheRightVerdict) {
   ASSERT_TRUE(c.expect == "none" || parse_error_kind(c.expect)) << c.file << ": unknown kind " << c.expect;
   WorkloadReference& ref = ekb::testing::TestWorkloads::get().reference(c.workload);
   runtime::Source candidate = runtime::Source::from_file(ekb::testing::adversarial_dir() + "/" + c.file);
-  CandidateResult r = evaluate(ekb::testing::test_backend(), ref, candidate, ekb::testing::baseline_for(ref),
-                               ekb::testing::fast_options());
+  EvalOptions options = ekb::testing::fast_options();
+  if (c.call_timeout_s > 0) options.call_timeout_s = c.call_timeout_s;
+  CandidateResult r = evaluate(ekb::testing::test_backend(), ref, candidate, ekb::testing::baseline_for(ref), options);
   std::string got = r.error == ErrorKind::None ? "none" : std::string(error_kind_name(r.error));
   EXPECT_EQ(got, c.expect) << c.file << ": " << r.message;
   if (c.expect == "none") {
