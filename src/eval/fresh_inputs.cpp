@@ -188,8 +188,6 @@ FreshInputs::Draw FreshInputs::draw() {
   return d;
 }
 
-void FreshInputs::next_into(const std::vector<uint8_t*>& dest, InputBuffers* copy) { write(draw(), dest, copy); }
-
 void FreshInputs::write(const Draw& d, const std::vector<uint8_t*>& dest, InputBuffers* copy) const {
   if (copy) copy->resize(inputs_.size());
   const Trial& base = *bases_[d.base];

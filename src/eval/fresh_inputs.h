@@ -28,13 +28,10 @@ class FreshInputs {
 
   // Writes the next set into `inputs` (one buffer per input, ABI order; resized as needed).
   void next(InputBuffers& inputs);
-  // Writes the next set straight into `dest` (one pointer per input, ABI order, each to its input's
-  // size), and the same bytes into *copy when given (resized as needed), in one pass.
-  void next_into(const std::vector<uint8_t*>& dest, InputBuffers* copy);
 
-  // A set's random choices, drawn once and written as often as needed: the timing loop writes the
-  // round's compared set once for each kernel, at the same cost as a set of its own, so that the
-  // time the harness spends before a call does not tell a kernel which call is compared.
+  // A set's random choices, drawn once and written as often as needed: so that a timing loop can
+  // write the round's compared set once for each kernel at the same cost as a set of its own (the
+  // uniform-work timing of docs/EVALUATION.md's known limits; the loop does not do it yet).
   struct InputDraw {
     size_t shift = 0;
     double offset = 0;
@@ -45,7 +42,9 @@ class FreshInputs {
     std::vector<InputDraw> per_input;
   };
   Draw draw();
-  // The set `d` stands for, into `dest` and *copy as next_into() writes; the same bytes every time.
+  // The set `d` stands for, straight into `dest` (one pointer per input, ABI order, each to its
+  // input's size) and the same bytes into *copy when given (resized as needed), in one pass; the
+  // same bytes every time.
   void write(const Draw& d, const std::vector<uint8_t*>& dest, InputBuffers* copy) const;
   void write(const Draw& d, InputBuffers& out) const;  // as next(InputBuffers&) writes
 

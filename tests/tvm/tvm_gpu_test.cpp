@@ -15,19 +15,15 @@
 #include "suite/suite.h"
 #include "test_paths.h"
 #include "tvm/tvm_compiler.h"
+#include "tvm_test_util.h"
 
 namespace {
 
 using ekb::testing_cli::run_ekb;
 namespace fs = std::filesystem;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-ekb::ir::Instance bind(const std::string& name) {
-  auto w = ekb::codegen::testing::embedded_suite().find_workload(name);
-  if (!w) throw std::runtime_error("no workload " + name);
-  return ekb::suite::bind_workload(*w);
-}
+using ekb::tvm::testing::bind;
+using ekb::tvm::testing::contains;
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string n = info.param;
