@@ -9,6 +9,11 @@ import tempfile
 import time
 
 WORKLOAD_FILE = "database_workload.json"
+# MetaSchedule's 30 s defaults for building and running one candidate fail every trial on a loaded
+# machine (a test run beside ctest -j2 found no valid schedule in 4 trials); a candidate that is slow
+# because the machine is busy is still a valid schedule, so the limits only guard against hangs.
+BUILD_TIMEOUT_S = 600.0
+RUN_TIMEOUT_S = 300.0
 RECORD_FILE = "database_tuning_record.json"
 
 
@@ -36,6 +41,40 @@ def have_records(records_dir):
     return all(os.path.exists(os.path.join(records_dir, n)) for n in (WORKLOAD_FILE, RECORD_FILE))
 
 
+def has_valid_record(records_dir):
+    """Whether any measured candidate ran: MetaSchedule keeps failed ones as records too (with
+    no run time, or 1e10 s)."""
+    for record in open_database(records_dir).get_all_tuning_records():
+        secs = [float(x) for x in (record.run_secs or [])]
+        if secs and max(secs) < 1e9:
+            return True
+    return False
+
+
+def first_failure(work_dir):
+    """The first builder or runner error MetaSchedule logged ("Error in running:" and the
+    message on the lines after it), for the note."""
+    for root, _, files in os.walk(os.path.join(work_dir, "logs")):
+        for name in sorted(files):
+            with open(os.path.join(root, name), errors="replace") as f:
+                lines = f.read().splitlines()
+            for i, line in enumerate(lines):
+                if "Error in building" in line or "Error in running" in line:
+                    message = " ".join(l.strip() for l in lines[i + 1:i + 4] if l.strip())
+                    return ("%s %s" % (line.split("]")[-1].strip(), message))[:240]
+    return "no error logged"
+
+
+def open_database(records_dir):
+    from tvm.s_tir import meta_schedule as ms
+
+    return ms.database.JSONDatabase(
+        path_workload=os.path.join(records_dir, WORKLOAD_FILE),
+        path_tuning_record=os.path.join(records_dir, RECORD_FILE),
+        allow_missing=False,
+    )
+
+
 def tune(prim_func, target, records_dir, trials):
     """MetaSchedule's search with `trials` measured candidates; its database published as
     records_dir (written beside it and renamed, so a reader sees all of it or none)."""
@@ -52,10 +91,16 @@ def tune(prim_func, target, records_dir, trials):
             max_trials_global=trials,
             num_trials_per_iter=min(trials, 64),
             num_tuning_cores="logical",
+            builder=ms.builder.LocalBuilder(timeout_sec=BUILD_TIMEOUT_S),
+            runner=ms.runner.LocalRunner(timeout_sec=RUN_TIMEOUT_S),
             seed=0,
         )
         if not have_records(work):
             raise RuntimeError("MetaSchedule wrote no database")
+        if not has_valid_record(work):
+            # Not published: failed measurements kept as records would be applied (as nothing)
+            # on every later compile instead of tuning again.
+            raise RuntimeError("no valid schedule in %d trials (%s)" % (trials, first_failure(work)))
         try:
             os.rename(work, records_dir)
             work = None
@@ -80,11 +125,7 @@ def tuned_func(prim_func, native, records_dir, trials):
         report["tuned_now"] = True
         report["tuning_s"] = time.time() - start
     report["records"] = records_hash(records_dir)
-    database = ms.database.JSONDatabase(
-        path_workload=os.path.join(records_dir, WORKLOAD_FILE),
-        path_tuning_record=os.path.join(records_dir, RECORD_FILE),
-        allow_missing=False,
-    )
+    database = open_database(records_dir)
     schedule = ms.tir_integration.compile_tir(database, prim_func, target)
     if schedule is None:
         return None, report
