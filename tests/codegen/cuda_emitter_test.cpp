@@ -4,16 +4,13 @@
 
 #include "codegen/cuda_emitter.h"
 #include "lower/lower.h"
-#include "suite/suite.h"
+#include "codegen/suite_params.h"
 
 namespace ekb::codegen {
 namespace {
 
 std::string cuda_of(const std::string& workload) {
-  static const suite::Suite s = suite::Suite::load();
-  auto w = s.find_workload(workload);
-  if (!w) throw std::runtime_error("no workload " + workload);
-  return emit_cuda_source(lower::lower(suite::bind_workload(*w), lower::lower_options_for(ir::Target::Cuda)));
+  return emit_cuda_source(lower::lower(testing::bound_workload(workload), lower::lower_options_for(ir::Target::Cuda)));
 }
 
 size_t count(const std::string& text, const std::string& what) {

@@ -18,9 +18,7 @@ struct Emitted {
 };
 
 Emitted emitted(const std::string& workload) {
-  auto w = testing::embedded_suite().find_workload(workload);
-  if (!w) throw std::runtime_error("no workload " + workload);
-  Emitted e{suite::bind_workload(*w), ""};
+  Emitted e{testing::bound_workload(workload), ""};
   e.source = emit_opencl_source(lower::lower(e.inst, lower::lower_options_for(ir::Target::OpenCL)));
   return e;
 }

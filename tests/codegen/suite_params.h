@@ -1,10 +1,11 @@
 // Parameters of the tests that run once per suite workload: the embedded suite, every workload's
-// name, and a gtest-safe test name for it.
+// name, a gtest-safe test name for it, and a workload bound to its instance by name.
 #pragma once
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,14 @@ namespace ekb::codegen::testing {
 inline const suite::Suite& embedded_suite() {
   static const suite::Suite s = suite::Suite::load();
   return s;
+}
+
+// The named workload of the embedded suite bound to its instance; throws (failing the test with the
+// name) when the suite has no such workload.
+inline ir::Instance bound_workload(const std::string& name) {
+  auto w = embedded_suite().find_workload(name);
+  if (!w) throw std::runtime_error("no workload " + name);
+  return suite::bind_workload(*w);
 }
 
 inline std::vector<std::string> all_workload_names() {

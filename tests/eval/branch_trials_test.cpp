@@ -9,21 +9,12 @@
 
 #include "eval/edge_inputs.h"
 #include "ir/inputs.h"
-#include "suite/suite.h"
+#include "codegen/suite_params.h"
 
 namespace ekb::eval {
 namespace {
 
-const suite::Suite& the_suite() {
-  static const suite::Suite s = suite::Suite::load();
-  return s;
-}
-
-ir::Instance bound(const std::string& name) {
-  auto entry = the_suite().find_workload(name);
-  if (!entry) throw std::runtime_error("no workload " + name);
-  return suite::bind_workload(*entry);
-}
+using codegen::testing::bound_workload;
 
 std::vector<BranchTrialKind> kinds(const std::vector<BranchTrialPlan>& plans) {
   std::vector<BranchTrialKind> out;
@@ -32,7 +23,7 @@ std::vector<BranchTrialKind> kinds(const std::vector<BranchTrialPlan>& plans) {
 }
 
 TEST(BranchTrials, CorrelationGetsConstantColumnsAlongItsReducedAxis) {
-  const ir::Instance inst = bound("linalg.correlation/mini");
+  const ir::Instance inst = bound_workload("linalg.correlation/mini");
   const ComputeLayerAnalysis a = analyze_compute_layer(inst);
   EXPECT_TRUE(a.has(ConstructKind::Condition));  // stddev <= eps
   EXPECT_TRUE(a.has(ConstructKind::Division));
@@ -58,14 +49,14 @@ TEST(BranchTrials, CorrelationGetsConstantColumnsAlongItsReducedAxis) {
 }
 
 TEST(BranchTrials, AConstantLineHasAValueWhoseSumsAreExact) {
-  const ir::Instance inst = bound("linalg.correlation/mini");
+  const ir::Instance inst = bound_workload("linalg.correlation/mini");
   const std::vector<ir::TensorData> in = generate_branch_inputs(inst, plan_branch_trials(inst)[0], 7);
   const double v = in[0].f[0];
   EXPECT_EQ(v * 8, std::round(v * 8)) << v;  // a multiple of 1/8: N copies sum exactly in f32
 }
 
 TEST(BranchTrials, ARowNormalizationGetsConstantRows) {
-  const ir::Instance inst = bound("nn.layernorm/kwt1_99x64");
+  const ir::Instance inst = bound_workload("nn.layernorm/kwt1_99x64");
   const ComputeLayerAnalysis a = analyze_compute_layer(inst);
   ASSERT_FALSE(a.reduced_axes.empty());
   EXPECT_EQ(a.reduced_axes[0].input, "x");
@@ -73,7 +64,7 @@ TEST(BranchTrials, ARowNormalizationGetsConstantRows) {
 }
 
 TEST(BranchTrials, SeidelGetsStripesAlongBothOfItsStencilAxes) {
-  const ir::Instance inst = bound("linalg.seidel_2d/mini");
+  const ir::Instance inst = bound_workload("linalg.seidel_2d/mini");
   const ComputeLayerAnalysis a = analyze_compute_layer(inst);
   EXPECT_TRUE(a.has(ConstructKind::TimeSteppedStencil));
   EXPECT_EQ(a.stencil_rank, 2);
@@ -90,12 +81,12 @@ TEST(BranchTrials, SeidelGetsStripesAlongBothOfItsStencilAxes) {
 }
 
 TEST(BranchTrials, JacobiWithTwoBuffersIsAStencilToo) {
-  const ir::Instance inst = bound("linalg.jacobi_2d/mini");
+  const ir::Instance inst = bound_workload("linalg.jacobi_2d/mini");
   EXPECT_TRUE(analyze_compute_layer(inst).has(ConstructKind::TimeSteppedStencil));
 }
 
 TEST(BranchTrials, ArgmaxOfMagnitudesGetsTiesAtTheDomainsEnds) {
-  const ir::Instance inst = bound("linalg.iamax/n4096");
+  const ir::Instance inst = bound_workload("linalg.iamax/n4096");
   const ComputeLayerAnalysis a = analyze_compute_layer(inst);
   EXPECT_TRUE(a.has(ConstructKind::ArgReduction));
   EXPECT_EQ(a.tie_inputs, std::vector<std::string>{"x"});
@@ -110,7 +101,7 @@ TEST(BranchTrials, ArgmaxOfMagnitudesGetsTiesAtTheDomainsEnds) {
 }
 
 TEST(BranchTrials, AComparisonWithAConstantIsAThreshold) {
-  const ir::Instance inst = bound("nn.leaky_relu/" + the_suite().find_pattern("nn.leaky_relu")->module.workloads[0].name);
+  const ir::Instance inst = bound_workload("nn.leaky_relu/" + codegen::testing::embedded_suite().find_pattern("nn.leaky_relu")->module.workloads[0].name);
   const ComputeLayerAnalysis a = analyze_compute_layer(inst);
   ASSERT_EQ(a.thresholds.size(), 1u);
   EXPECT_EQ(a.thresholds[0].input, "x");
@@ -124,7 +115,7 @@ TEST(BranchTrials, AComparisonWithAConstantIsAThreshold) {
 }
 
 TEST(BranchTrials, AProductWithoutDataDependentConstructsGetsNone) {
-  const ir::Instance inst = bound("linalg.gemm/mini");
+  const ir::Instance inst = bound_workload("linalg.gemm/mini");
   EXPECT_TRUE(analyze_compute_layer(inst).constructs.empty());
   EXPECT_TRUE(plan_branch_trials(inst).empty());
 }
@@ -133,9 +124,9 @@ TEST(BranchTrials, AProductWithoutDataDependentConstructsGetsNone) {
 // its input's declared domain, `spd` inputs as drawn.
 TEST(BranchTrials, EveryTrialOfTheSuiteStaysInsideTheDeclaredDomains) {
   int planned = 0, patterns_with_trials = 0;
-  for (const auto& p : the_suite().patterns()) {
+  for (const auto& p : codegen::testing::embedded_suite().patterns()) {
     if (p->module.workloads.empty()) continue;
-    const ir::Instance inst = bound(p->name() + "/" + p->module.workloads[0].name);
+    const ir::Instance inst = bound_workload(p->name() + "/" + p->module.workloads[0].name);
     int64_t elements = 0;
     for (const ir::TensorInstance& t : inst.tensors)
       if (t.decl->role == ir::TensorRole::Input) elements += t.num_elements();
@@ -169,7 +160,7 @@ TEST(BranchTrials, EveryTrialOfTheSuiteStaysInsideTheDeclaredDomains) {
       }
     }
   }
-  std::printf("  %d branch trials over %d of %zu patterns\n", planned, patterns_with_trials, the_suite().patterns().size());
+  std::printf("  %d branch trials over %d of %zu patterns\n", planned, patterns_with_trials, codegen::testing::embedded_suite().patterns().size());
 }
 
 }  // namespace

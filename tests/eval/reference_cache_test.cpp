@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "eval/workload_reference.h"
-#include "suite/suite.h"
+#include "codegen/suite_params.h"
 
 namespace ekb::eval {
 namespace {
@@ -24,11 +24,7 @@ class ReferenceCacheTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  ir::Instance bind(const std::string& name) {
-    auto entry = suite_.find_workload(name);
-    EXPECT_TRUE(entry) << name;
-    return suite::bind_workload(*entry);
-  }
+  ir::Instance bind(const std::string& name) { return codegen::testing::bound_workload(name); }
   size_t files() const {
     size_t n = 0;
     for (const auto& e : fs::directory_iterator(root_ + "/reference"))
@@ -36,7 +32,6 @@ class ReferenceCacheTest : public ::testing::Test {
     return n;
   }
 
-  suite::Suite suite_ = suite::Suite::load();
   std::string root_;
 };
 
@@ -71,7 +66,7 @@ TEST_F(ReferenceCacheTest, ASecondRunReadsWhatTheFirstComputed) {
 
 TEST_F(ReferenceCacheTest, IntegerOutputsRoundTrip) {
   // Pick the first suite workload whose outputs are integers, so the narrow encoding is exercised.
-  for (const auto& w : suite_.workloads()) {
+  for (const auto& w : codegen::testing::embedded_suite().workloads()) {
     ir::Instance inst = bind(w.full_name());
     const KernelInterface k = kernel_interface(inst);
     if (k.outputs.empty() || ir::is_float(k.outputs[0]->type) || k.tensor_bytes() > (1 << 20)) continue;
@@ -90,7 +85,7 @@ TEST_F(ReferenceCacheTest, KeysSeparateSeedsKindsAndWorkloads) {
   EXPECT_EQ(k0, ReferenceCache::key(a, 1, "random"));
   EXPECT_NE(k0, ReferenceCache::key(a, 2, "random"));
   EXPECT_NE(k0, ReferenceCache::key(a, 1, "edge"));
-  for (const auto& w : suite_.workloads()) {
+  for (const auto& w : codegen::testing::embedded_suite().workloads()) {
     if (w.pattern->name() != "nn.softmax" || w.full_name() == a.full_name()) continue;
     ir::Instance b = bind(w.full_name());
     EXPECT_NE(k0, ReferenceCache::key(b, 1, "random")) << w.full_name();
