@@ -77,6 +77,24 @@ def negative_constant(x):
     return int(m.group(1)) if m and int(m.group(1)) < 1 << 63 else None
 
 
+def half_bits(t, x):
+    """The f16 or bf16 bit pattern of x, rounded from f32 to nearest even as ekb_abi.h's
+    ekb_f32_to_f16 / ekb_f32_to_bf16 round (NaN stays NaN, too large becomes infinity)."""
+    if math.isnan(x):
+        return 0x7E00 if t == "f16" else 0x7FC0
+    try:
+        f32 = struct.unpack("<I", struct.pack("<f", x))[0]
+    except OverflowError:  # beyond f32: infinity
+        f32 = 0x7F800000 | (0x80000000 if x < 0 else 0)
+    if t == "bf16":
+        return (f32 + 0x7FFF + ((f32 >> 16) & 1)) >> 16
+    f = struct.unpack("<f", struct.pack("<I", f32))[0]
+    try:
+        return struct.unpack("<H", struct.pack("<e", f))[0]
+    except OverflowError:  # beyond f16: infinity
+        return 0x7C00 | (0x8000 if f < 0 else 0)
+
+
 def is_int(t):
     return t in INT_RANGE
 
@@ -120,6 +138,8 @@ class Translator:
                 bits = {"nan": 0x7FF8000000000000, "inf": 0x7FF0000000000000, "-inf": -0x10000000000000}[v]
                 return 'T.reinterpret("float64", T.int64(%d))' % bits
             return "T.%s(%r)" % (d, float(v))
+        if t in HALVES:  # its bit pattern, as tensors of the type hold it
+            return "T.uint16(%d)" % half_bits(t, float(v))
         raise TranslationError("a %s constant" % t)
 
     def math_name(self, name, t):
