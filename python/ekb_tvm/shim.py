@@ -106,6 +106,10 @@ HELPERS = {
     "ekb_tvm_f32_to_bf16": "uint16_t ekb_tvm_f32_to_bf16(float f) { return ekb_f32_to_bf16(f); }\n",
     "ekb_tvm_abs_i32": "int32_t ekb_tvm_abs_i32(int32_t a) { return (int32_t)(a < 0 ? 0u - (uint32_t)a : (uint32_t)a); }\n",
     "ekb_tvm_abs_i64": "int64_t ekb_tvm_abs_i64(int64_t a) { return (int64_t)(a < 0 ? 0u - (uint64_t)a : (uint64_t)a); }\n",
+    # 64-bit arithmetic that wraps (translate.Translator.wrap_int): C's unsigned arithmetic does.
+    "ekb_tvm_wrapping_add_i64": "int64_t ekb_tvm_wrapping_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }\n",
+    "ekb_tvm_wrapping_sub_i64": "int64_t ekb_tvm_wrapping_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }\n",
+    "ekb_tvm_wrapping_mul_i64": "int64_t ekb_tvm_wrapping_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }\n",
     "ekb_tvm_nonzero_f32": "_Bool ekb_tvm_nonzero_f32(float x) { return x != 0 && x == x; }\n",
     "ekb_tvm_nonzero_f64": "_Bool ekb_tvm_nonzero_f64(double x) { return x != 0 && x == x; }\n",
     "ekb_tvm_floormod_i64": (

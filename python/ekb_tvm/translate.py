@@ -2,9 +2,10 @@
 
 Every statement becomes the imperative TIR statement of the same meaning (docs/TVM.md,
 "Translation"). The IR's exact semantics are kept where TIR's differ:
-  - integer +, -, * and negation wrap: unless the IR proved they cannot (no_wrap), 32- and 64-bit
-    ones compute in the unsigned type (TVM's LLVM marks signed arithmetic nsw), narrower ones in
-    int32 and are truncated back;
+  - integer +, -, * and negation wrap: unless the IR proved they cannot (no_wrap), on cpu 32-bit
+    ones compute in int64 and narrower ones in int32, truncated back, and 64-bit ones are shim
+    helpers (TVM's LLVM marks 32/64-bit arithmetic nsw or nuw); on gpu 32- and 64-bit ones compute
+    in the unsigned type, which the printed C does wrap;
   - division and modulo of integers are floor division and floor modulo;
   - float min/max propagate NaN (llvm.minimum / llvm.maximum);
   - a select and the operands of && / || are evaluated only when the C ternary and short-circuit
@@ -76,6 +77,24 @@ def negative_constant(x):
     return int(m.group(1)) if m and int(m.group(1)) < 1 << 63 else None
 
 
+def half_bits(t, x):
+    """The f16 or bf16 bit pattern of x, rounded from f32 to nearest even as ekb_abi.h's
+    ekb_f32_to_f16 / ekb_f32_to_bf16 round (NaN stays NaN, too large becomes infinity)."""
+    if math.isnan(x):
+        return 0x7E00 if t == "f16" else 0x7FC0
+    try:
+        f32 = struct.unpack("<I", struct.pack("<f", x))[0]
+    except OverflowError:  # beyond f32: infinity
+        f32 = 0x7F800000 | (0x80000000 if x < 0 else 0)
+    if t == "bf16":
+        return (f32 + 0x7FFF + ((f32 >> 16) & 1)) >> 16
+    f = struct.unpack("<f", struct.pack("<I", f32))[0]
+    try:
+        return struct.unpack("<H", struct.pack("<e", f))[0]
+    except OverflowError:  # beyond f16: infinity
+        return 0x7C00 | (0x8000 if f < 0 else 0)
+
+
 def is_int(t):
     return t in INT_RANGE
 
@@ -119,6 +138,8 @@ class Translator:
                 bits = {"nan": 0x7FF8000000000000, "inf": 0x7FF0000000000000, "-inf": -0x10000000000000}[v]
                 return 'T.reinterpret("float64", T.int64(%d))' % bits
             return "T.%s(%r)" % (d, float(v))
+        if t in HALVES:  # its bit pattern, as tensors of the type hold it
+            return "T.uint16(%d)" % half_bits(t, float(v))
         raise TranslationError("a %s constant" % t)
 
     def math_name(self, name, t):
@@ -137,53 +158,20 @@ class Translator:
         return 'T.Cast("%s", %s)' % (DTYPES[t], x)
 
     def wrap_int(self, t, op, a, b=None):
-        """An integer + - * (or negation when b is None) that wraps at t's width."""
-        if t in UNSIGNED_OF:
-            # Bit casts, not conversions: TVM 0.27's constant folding refuses a conversion of a
-            # negative constant to an unsigned type ("cannot make uint from negative value").
-            u = UNSIGNED_OF[t]
-            if b is None:
-                return 'T.reinterpret("%s", %s)' % (DTYPES[t], self.negate_unsigned(u, self.as_unsigned(t, a)))
-            with_constant = self.wrap_with_negative_constant(t, op, a, b)
-            if with_constant is not None:
-                return with_constant
-            ua = self.as_unsigned(t, a)
-            return 'T.reinterpret("%s", %s %s %s)' % (DTYPES[t], ua, op, self.as_unsigned(t, b))
-        # narrow: exact in int32, truncated back
-        ia = 'T.Cast("int32", %s)' % a
+        """An integer + - * (or negation when b is None) that wraps at t's width. TVM's LLVM marks
+        32- and 64-bit arithmetic nsw when signed and nuw when unsigned, so an operation that wraps
+        is poison in either type (img.remap's `x0 + 1` at x0 = -1, added as uint64, let LLVM drop
+        the border pixels). A 32-bit one is exact in int64 and truncated back, a narrower one in
+        int32 (TVM marks nothing below 32 bits), and a 64-bit one is the shim's, in C's unsigned
+        arithmetic."""
+        if t in ("i64", "index"):
+            name = "ekb_tvm_wrapping_%s_i64" % {"+": "add", "-": "sub", "*": "mul"}[op]
+            return self.extern(t, name, ["T.int64(0)", a] if b is None else [a, b])
+        wide = "i64" if t == "i32" else "i32"
+        wa = self.cast_to(wide, a)
         if b is None:
-            return 'T.Cast("%s", T.int32(0) - %s)' % (DTYPES[t], ia)
-        return 'T.Cast("%s", %s %s T.Cast("int32", %s))' % (DTYPES[t], ia, op, b)
-
-    def as_unsigned(self, t, x):
-        """x (of the signed type t) as the unsigned type of its width: a bit cast."""
-        return 'T.reinterpret("%s", %s)' % (UNSIGNED_OF[t], x)
-
-    def wrap_with_negative_constant(self, t, op, a, b):
-        """a op b (+ - *) in t's unsigned type where an operand is a negative constant -c, with
-        the constant c instead, or None when neither operand is one. TVM 0.27's simplifier bounds
-        unsigned arithmetic as if it did not wrap and folds an expression whose bound is one
-        value: `x + 0xFFFFFFFF` (x + (-1) as bits) became 0xFFFFFFFF (audio.mulaw_encode's
-        `(64 << i) - 1`) and `0 - x` became 0. So -c is subtracted, never added as its bits, and
-        a negation is `~x + 1`."""
-        u = UNSIGNED_OF[t]
-        ca, cb = negative_constant(a), negative_constant(b)
-        if cb is not None:  # a + (-c) = a - c; a - (-c) = a + c; a * (-c) = -(a * c)
-            ua, c = self.as_unsigned(t, a), "T.%s(%d)" % (u, cb)
-            text = {"+": "%s - %s" % (ua, c), "-": "%s + %s" % (ua, c),
-                    "*": self.negate_unsigned(u, "%s * %s" % (ua, c))}[op]
-        elif ca is not None:  # (-c) + b = b - c; (-c) - b = -(b + c); (-c) * b = -(b * c)
-            ub, c = self.as_unsigned(t, b), "T.%s(%d)" % (u, ca)
-            text = {"+": "%s - %s" % (ub, c), "-": self.negate_unsigned(u, "%s + %s" % (ub, c)),
-                    "*": self.negate_unsigned(u, "%s * %s" % (ub, c))}[op]
-        else:
-            return None
-        return 'T.reinterpret("%s", %s)' % (DTYPES[t], text)
-
-    @staticmethod
-    def negate_unsigned(u, x):
-        """-x in the unsigned type u as ~x + 1: TVM 0.27 folds `0 - x` of an unsigned x to 0."""
-        return "(T.bitwise_not(%s) + T.%s(1))" % (x, u)
+            return self.cast_to(t, "(%s - %s)" % (self.imm(wide, 0), wa))
+        return self.cast_to(t, "(%s %s %s)" % (wa, op, self.cast_to(wide, b)))
 
     def expr(self, e):
         k = e["k"]
@@ -517,7 +505,51 @@ class GpuTranslator(Translator):
                 return 'T.call_pure_extern("float64", "%s", T.int64(%d))' % (as_double, bits)
         return super().imm(t, v)
 
+    def wrap_int(self, t, op, a, b=None):
+        """An integer + - * (or negation when b is None) that wraps at t's width: 32- and 64-bit
+        ones in the unsigned type, which the printed CUDA and OpenCL C do wrap (only TVM's LLVM
+        marks unsigned arithmetic nuw)."""
+        if t in UNSIGNED_OF:
+            # Bit casts, not conversions: TVM 0.27's constant folding refuses a conversion of a
+            # negative constant to an unsigned type ("cannot make uint from negative value").
+            u = UNSIGNED_OF[t]
+            if b is None:
+                return 'T.reinterpret("%s", %s)' % (DTYPES[t], self.negate_unsigned(u, self.as_unsigned(t, a)))
+            with_constant = self.wrap_with_negative_constant(t, op, a, b)
+            if with_constant is not None:
+                return with_constant
+            ua = self.as_unsigned(t, a)
+            return 'T.reinterpret("%s", %s %s %s)' % (DTYPES[t], ua, op, self.as_unsigned(t, b))
+        return super().wrap_int(t, op, a, b)
+
+    def wrap_with_negative_constant(self, t, op, a, b):
+        """a op b (+ - *) in t's unsigned type where an operand is a negative constant -c, with
+        the constant c instead, or None when neither operand is one. TVM 0.27's simplifier bounds
+        unsigned arithmetic as if it did not wrap and folds an expression whose bound is one
+        value: `x + 0xFFFFFFFF` (x + (-1) as bits) became 0xFFFFFFFF (audio.mulaw_encode's
+        `(64 << i) - 1`) and `0 - x` became 0. So -c is subtracted, never added as its bits, and
+        a negation is `~x + 1`."""
+        u = UNSIGNED_OF[t]
+        ca, cb = negative_constant(a), negative_constant(b)
+        if cb is not None:  # a + (-c) = a - c; a - (-c) = a + c; a * (-c) = -(a * c)
+            ua, c = self.as_unsigned(t, a), "T.%s(%d)" % (u, cb)
+            text = {"+": "%s - %s" % (ua, c), "-": "%s + %s" % (ua, c),
+                    "*": self.negate_unsigned(u, "%s * %s" % (ua, c))}[op]
+        elif ca is not None:  # (-c) + b = b - c; (-c) - b = -(b + c); (-c) * b = -(b * c)
+            ub, c = self.as_unsigned(t, b), "T.%s(%d)" % (u, ca)
+            text = {"+": "%s - %s" % (ub, c), "-": self.negate_unsigned(u, "%s + %s" % (ub, c)),
+                    "*": self.negate_unsigned(u, "%s * %s" % (ub, c))}[op]
+        else:
+            return None
+        return 'T.reinterpret("%s", %s)' % (DTYPES[t], text)
+
+    @staticmethod
+    def negate_unsigned(u, x):
+        """-x in the unsigned type u as ~x + 1: TVM 0.27 folds `0 - x` of an unsigned x to 0."""
+        return "(T.bitwise_not(%s) + T.%s(1))" % (x, u)
+
     def as_unsigned(self, t, x):
+        """x (of the signed type t) as the unsigned type of its width: a bit cast."""
         # TVM's OpenCL printer takes the address of a reinterpreted operand, which a constant has
         # not ("&(0)"): a constant operand becomes its unsigned value instead.
         m = re.fullmatch(r"T\.int(32|64)\((-?\d+)\)", x)
@@ -525,7 +557,7 @@ class GpuTranslator(Translator):
             value = int(m.group(2)) % (1 << int(m.group(1)))
             if value < 1 << 63:  # a uint64 constant above 2^63 does not pass TVM's FFI
                 return "T.%s(%d)" % (UNSIGNED_OF[t], value)
-        return super().as_unsigned(t, x)
+        return 'T.reinterpret("%s", %s)' % (UNSIGNED_OF[t], x)
 
     def binary(self, e):
         x = e["args"][0]

@@ -139,7 +139,10 @@ std::string request_json(const ir::Instance& inst, ir::Target target, const TvmO
   req["backend"] = std::string(ir::target_name(target));
   // A tuned compile is for this machine's CPU: MetaSchedule's vector widths and tile sizes
   // follow the target, and the native compiler's baseline is built with -march=native too.
-  req["native"] = options.native_cpu || options.tune_trials > 0;
+  const bool native = options.native_cpu || options.tune_trials > 0;
+  req["native"] = native;
+  // Code for this CPU is cached for this CPU only.
+  if (native && target == ir::Target::Cpu) req["cpu"] = cpu_identity();
   req["signature"] = codegen::kernel_signature(inst, target);
   try {
     req["func"] = func_to_json(f);

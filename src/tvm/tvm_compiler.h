@@ -37,8 +37,9 @@ struct TvmOptions {
   std::string bridge_dir;
   // The cache root (runtime::default_cache_dir() when empty).
   std::string cache_dir;
-  // cpu: code for this machine's CPU (LLVM's mcpu of the host) instead of generic x86-64.
-  bool native_cpu = false;
+  // cpu: code for this machine's CPU (LLVM's mcpu of the host) instead of generic x86-64, as the
+  // native compiler's -march=native (docs/TVM.md, "The artifact").
+  bool native_cpu = true;
   // cpu: MetaSchedule's trial budget (docs/TVM.md, "Tuning"); 0 builds the untuned translation.
   // A workload whose compute layer is not all pure definitions, or whose loop IR has no block
   // form, is built untuned all the same, its TvmOutput saying why.
