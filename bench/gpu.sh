@@ -339,6 +339,10 @@ fi
 
 # ---- GPU tuning of TVM's kernels (bench/tvm_gpu_tune.sh): every candidate timed, the best kept ----
 tune_dir="${EKB_GPU_TVM_TUNE:-bench/tvm-gpu-tune}"
+# Carried packed (unrolled candidates are large and compress about tenfold): unpacked here.
+if step tvm-tune && [ ! -e "$tune_dir/tvm-tuning.json" ] && [ -e "$tune_dir.tar.gz" ]; then
+  tar xzf "$tune_dir.tar.gz" -C "$work" && tune_dir="$work/$(basename "$tune_dir")"
+fi
 if step tvm-tune && [ -e "$tune_dir/tvm-tuning.json" ] && [ -e "$tune_dir/workloads.txt" ]; then
   mapfile -t tune_ws < "$tune_dir/workloads.txt"
   tune_backend=$(python3 -c "import json; print(json.load(open('$tune_dir/tvm-tuning.json'))['backend'])")

@@ -9,7 +9,8 @@
 #  among those with sampled schedules (a workload that is not only pure definitions, or whose loop
 #  IR has no block form, has nothing to tune: sample 0 alone would be carried for nothing).
 # Usage: bench/tvm_gpu_tune.sh [N] [build dir] [cuda|opencl] [out dir] [K]
-#   default: 30 build cuda bench/tvm-gpu-tune 8 (the directory bench/gpu.sh's tvm-tune step looks for)
+#   default: 30 build cuda bench/tvm-gpu-tune 8 (the directory bench/gpu.sh's tvm-tune step looks
+#   for; also packed as DIR.tar.gz, which it unpacks when only that is carried)
 # Each workload's command runs under $EKB_BENCH_WRAP when set (on a shared machine:
 # EKB_BENCH_WRAP="flock /tmp/ekb-cpu.lock nice -n 10"); a workload already in the directory is kept.
 set -euo pipefail
@@ -52,4 +53,7 @@ for w in "${names[@]}"; do
 done
 names=("${kept[@]}")
 printf '%s\n' "${names[@]}" > "$out/workloads.txt"
-echo "$(ls "$out"/*/*.s0.* 2>/dev/null | wc -l) workloads in $out (K = $k, $backend), $(du -sh "$out" | cut -f1)"
+# Packed for the carry (bench/gpu.sh unpacks it when the directory itself is not carried).
+tar czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
+echo "$(ls "$out"/*/*.s0.* 2>/dev/null | wc -l) workloads in $out (K = $k, $backend): $(du -sh "$out" | cut -f1)," \
+  "packed $(du -sh "$out.tar.gz" | cut -f1) ($out.tar.gz)"
