@@ -25,12 +25,17 @@
 #     bench/tvm_gpu_sources.sh into bench/tvm-gpu/ (carried; $EKB_GPU_TVM names another directory),
 #     evaluated as solutions under the full protocol and timed against the native default: how many
 #     are correct, and the geomean speedup of TVM's default over ours, overall and per domain;
+#  4c. (`tvm-tune`) GPU tuning of TVM's kernels: the candidates bench/tvm_gpu_tune.sh made into
+#     bench/tvm-gpu-tune/ (carried; $EKB_GPU_TVM_TUNE names another directory), every sample timed,
+#     then `ekb tvm-tune select`: per workload TVM's default vs the best tuned time, the geomean
+#     speedup of tuned over TVM's default and over the native default, and the records
+#     ($OUT/tvm-records.tar.gz) that `--baseline tvm-tuned` uses on this device;
 # Steps 4 and 5 need a quiet GPU for 4 only, so 4 comes first; 5 takes what is left of the budget.
 #
 # Usage: bench/gpu.sh [N|all] [build dir]   (N: that many workloads spread evenly over the suite)
 #   EKB_GPU_BUDGET_S   wall-clock budget of the whole script, seconds (default 530: a device
 #                      command may run 600 s)
-#   EKB_GPU_STEPS      which of "tests calibrate table tvm cuda opencl" to run (default: all; the whole
+#   EKB_GPU_STEPS      which of "tests calibrate table tvm tvm-tune cuda opencl" to run (default: all; the whole
 #                      list can outrun one call's budget: the suites then stop early and report what
 #                      they finished, so a second call with EKB_GPU_STEPS="cuda opencl" completes them)
 #   EKB_GPU_USE_CARRIED=1  use the binaries in the build directory even where ekb could be built
@@ -47,7 +52,7 @@
 # Everything in one call fits the budget only in part (the suites alone took 187 s on cuda): for
 # complete suites, a first call with EKB_GPU_STEPS="tests calibrate table", a second with "cuda opencl".
 # Files under $OUT (at most 7, so that a tee'd log is the 8th): configure.log and build.log (when
-# building), gpu_tests.log, eval.log, gpu-results.json, opencl-results.json, bench.json
+# building), gpu_tests.log, eval.log, gpu-results.json, opencl-results.json, bench.json, tvm-records.tar.gz
 # (calibration, table rows, vendor output). Without $OUT: a temporary directory.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -61,7 +66,7 @@ export EKB_CACHE_DIR="${EKB_CACHE_DIR:-$work/cache}"
 budget="${EKB_GPU_BUDGET_S:-530}"
 t0=$(date +%s)
 seconds_left() { echo $(( budget - ($(date +%s) - t0) )); }
-steps=" ${EKB_GPU_STEPS:-tests calibrate table tvm cuda opencl} "
+steps=" ${EKB_GPU_STEPS:-tests calibrate table tvm tvm-tune cuda opencl} "
 step() { [[ "$steps" == *" $1 "* ]]; }
 
 echo "== machine"
@@ -330,6 +335,34 @@ for path in sys.argv[2:]:
     if causes: print("    not correct: " + ", ".join(f"{k} {v}" for k, v in causes.most_common()))
 json.dump(merged, open(sys.argv[1], "w"))
 PY
+fi
+
+# ---- GPU tuning of TVM's kernels (bench/tvm_gpu_tune.sh): every candidate timed, the best kept ----
+tune_dir="${EKB_GPU_TVM_TUNE:-bench/tvm-gpu-tune}"
+# Carried packed (unrolled candidates are large and compress about tenfold): unpacked here.
+if step tvm-tune && [ ! -e "$tune_dir/tvm-tuning.json" ] && [ -e "$tune_dir.tar.gz" ]; then
+  tar xzf "$tune_dir.tar.gz" -C "$work" && tune_dir="$work/$(basename "$tune_dir")"
+fi
+if step tvm-tune && [ -e "$tune_dir/tvm-tuning.json" ] && [ -e "$tune_dir/workloads.txt" ]; then
+  mapfile -t tune_ws < "$tune_dir/workloads.txt"
+  tune_backend=$(python3 -c "import json; print(json.load(open('$tune_dir/tvm-tuning.json'))['backend'])")
+  if [ "$tune_backend" = cuda ]; then tune_args=(--backend cuda); have=$has_cuda; else tune_args=("${opencl_args[@]}"); have=$has_opencl; fi
+  limit=$(( $(seconds_left) * 2 / 3 )); [ "$limit" -gt 400 ] && limit=400
+  if [ "$have" != 1 ] || [ "$limit" -lt 60 ]; then
+    echo "== tvm-tune: skipped (no $tune_backend device, or out of time)"
+  else
+    echo "== tvm-tune: the candidates of $tune_dir ($tune_backend, ${#tune_ws[@]} workloads), each timed against the native default (limit ${limit} s)"
+    timeout "$limit" "$ekb" eval "${tune_args[@]}" -s "$tune_dir" --db "$work/tune.db" --run tvm-tune \
+      --json "$work/tvm-tune.json" "${tune_ws[@]}" > "$work/tvm-tune.log" 2>&1 \
+      || echo "  tvm-tune: exit $? ($(tail -1 "$work/tvm-tune.log"))"
+    [ -e "$work/tvm-tune.json" ] || "$ekb" report tvm-tune --db "$work/tune.db" --json "$work/tvm-tune.json" > /dev/null 2>&1
+    cat "$work/tvm-tune.log" >> "$out/eval.log" 2>/dev/null
+    # Per workload TVM's default (sample 0) against the best sample, and the geomeans; the records,
+    # one small file per workload, come back as one archive for <cache>/tvm-records on any machine.
+    "$ekb" tvm-tune select "$work/tvm-tune.json" --solutions "$tune_dir" --records "$work/tvm-records" \
+      && tar czf "$out/tvm-records.tar.gz" -C "$work/tvm-records" . \
+      && echo "  records: \$OUT/tvm-records.tar.gz (tar xzf it into <cache dir>/tvm-records)"
+  fi
 fi
 
 # ---- the whole suite's correctness, in shards (at most 8 result files come back: merged) ----

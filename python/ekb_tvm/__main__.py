@@ -5,10 +5,14 @@
 REQUEST: {"backend": "cpu" | "cuda" | "opencl", "native": false, "signature": "void ekb_main(...)",
           "func": <loop IR JSON>,
           "tune": {"trials": N, "records_dir": DIR, "not_tunable": WHY, "device": CPU,
-                   "func": <the loop IR without loop partitioning, for the block form>}   (cpu, tvm-tuned only)}
+                   "func": <the loop IR without loop partitioning, for the block form>}   (cpu, tvm-tuned only),
+          "gpu_candidates": {"count": K, "seed": S, "func": <as tune's>}
+                   (cuda/opencl: sampled schedules instead of a compile, gpu_tune.py)}
 RESULT:  {"ok": true, "tvmscript": ..., "asm": ..., "source": <what the backend compiles>, "tvm_version": ...,
           "tuning": {"tuned": bool, "note": WHY NOT, "trials": N, "records": HASH, "tuned_now": bool,
-                     "tuning_s": seconds}   (with "tune" only)}
+                     "tuning_s": seconds}   (with "tune" only),
+          "candidates": [{"source", "trace", "trace_hash"}], "note": WHY NONE, "attempts": N,
+          "rejected": {why: count}, "sketches": N   (with "gpu_candidates" only)}
       or {"ok": false, "stage": "translate" | "parse" | "tune" | "build", "message": <TVM's message>}
 Exit status 0 whenever RESULT was written; a failure to compile is a result, not a crash.
 """
@@ -25,6 +29,8 @@ def compile_request(req):
     stage = "translate"
     try:
         backend = req.get("backend", "cpu")
+        if "gpu_candidates" in req:
+            return gpu_candidates(req, result)
         if backend in ("cuda", "opencl"):
             return compile_gpu(req, backend, result)
         import tvm
@@ -84,6 +90,26 @@ def tuned_cpu(req, result):
     tuning["tuned"] = True
     result["tvmscript"] = scheduled.script()
     return scheduled, externs
+
+
+def gpu_candidates(req, result):
+    """cuda / opencl: MetaSchedule's sampled schedules of the block form as sources (gpu_tune.py).
+    A workload without a block form has none: result["note"] says why (ok all the same; ekb does
+    not ask for a workload that is not all pure definitions)."""
+    from . import blocks, gpu_tune
+
+    import tvm
+
+    result["tvm_version"] = tvm.__version__
+    result["candidates"] = []
+    result["stage"] = "tune"
+    try:
+        gpu_tune.candidates(req, result)
+    except blocks.NotTunable as e:
+        result["note"] = "no block form: %s" % e
+    del result["stage"]
+    result["ok"] = True
+    return result
 
 
 def compile_gpu(req, backend, result):

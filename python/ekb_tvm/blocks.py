@@ -50,8 +50,9 @@ def names_in(e, out):
 
 
 class BlockTranslator(Translator):
-    def __init__(self, func, symbol):
-        super().__init__(func, symbol)
+    # *args: what a sibling translator mixed in after this one takes (gpu_tune.py: the language).
+    def __init__(self, func, symbol, *args):
+        super().__init__(func, symbol, *args)
         self.var_text = {}  # loop variable -> its value in terms of block variables
         self.accumulators = {}  # accumulator -> (buffer name, its index text)
         self.allocations = []  # T.alloc_buffer lines of the temps and accumulators
@@ -63,6 +64,17 @@ class BlockTranslator(Translator):
         if e["k"] == "var" and e["name"] in self.var_text:
             return self.var_text[e["name"]]
         return super().expr(e)
+
+    def param_shape(self, b):
+        """The shape tensor parameter b is declared with: flat, as the loop IR indexes it."""
+        n = 1
+        for d in b["shape"]:
+            n *= d
+        return "(%d,)" % n
+
+    def element(self, buffer, index):
+        """The element of `buffer` at the flat index text `index`."""
+        return "%s[%s]" % (self.buf_name(buffer), index)
 
     def loops(self, s, stage):
         """The perfect nest of constant-bound loops at s: ([(var, min, extent)], its body)."""
@@ -138,7 +150,7 @@ class BlockTranslator(Translator):
         value = self.expr(store["value"])
         if self.buffer_types.get(store["buffer"]) == "bool":
             value = 'T.Cast("uint8", %s)' % value
-        line = "%s[%s] = %s" % (self.buf_name(store["buffer"]), self.expr(store["indices"][0]), value)
+        line = "%s = %s" % (self.element(store["buffer"], self.expr(store["indices"][0])), value)
         self.block(1, "s%d" % n, [(v, lo, e, "S") for v, lo, e in spatial], [line])
 
     def script(self):
@@ -146,10 +158,8 @@ class BlockTranslator(Translator):
         sig = []
         for b in f["buffers"]:
             if b["role"] in ("input", "output"):
-                n = 1
-                for d in b["shape"]:
-                    n *= d
-                sig.append('%s: T.Buffer((%d,), "%s")' % (self.buf_name(b["name"]), n, BUFFER_DTYPES[b["type"]]))
+                sig.append('%s: T.Buffer(%s, "%s")' % (self.buf_name(b["name"]), self.param_shape(b),
+                                                      BUFFER_DTYPES[b["type"]]))
         self.lines = []
         # s_tir: the schedulable dialect (blocks), which TVM 0.27's plain tirx verifier refuses.
         head = ["# from tvm.script import tirx as T", "@T.prim_func(s_tir=True)",

@@ -113,7 +113,9 @@ def launches(kernels, source, language, tensors):
     functions = device_functions(source, language)
     out = []
     for k in kernels:
-        name = k.symbol + "_kernel"
+        # The default route builds one PrimFunc per kernel, whose device function TVM names
+        # <symbol>_kernel; a tuned PrimFunc's kernels carry the names TVM gave them (gpu_tune.py).
+        name = getattr(k, "device_function", k.symbol + "_kernel")
         if name not in functions:
             raise RuntimeError("TVM's %s source has no kernel %s (it has %s)" % (language, name, ", ".join(functions)))
         out.append((k, name, [(t, argument_of(p, k, tensors)) for t, p in functions[name]]))

@@ -49,6 +49,7 @@ void add_calibrate_command(CLI::App& app, Context& ctx);
 void add_suite_command(CLI::App& app, Context& ctx);  // suite stats
 void add_generate_command(CLI::App& app, Context& ctx);
 void add_workspace_command(CLI::App& app, Context& ctx);  // create | check (hidden) | collect
+void add_tvm_tune_command(CLI::App& app, Context& ctx);   // candidates | select (GPU tuning)
 
 // Set by a command whose work found problems (e.g. validate): the process exit code.
 extern int g_exit_code;

@@ -19,6 +19,7 @@
 #include "runtime/opencl_program.h"
 #include "results/results_json.h"
 #include "suite/selection.h"
+#include "tvm/gpu_tuning.h"
 
 namespace ekb::cli {
 
@@ -114,10 +115,27 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
                                  eval::baseline_compiler_names()));
   baseline_spec.tune_trials = o.tune_trials;
   const bool tuning = baseline_spec.compiler == eval::BaselineCompiler::TvmTuned || o.solutions == "tvm-tuned";
-  if (tuning && o.backend != ir::Target::Cpu)
-    throw UsageError("MetaSchedule tuning (tvm-tuned) is built for cpu only\n  hint: --baseline tvm on cuda and opencl");
   for (auto& c : candidates)
     if (c.tune_trials > 0) c.tune_trials = o.tune_trials;
+  if (tuning && ir::is_gpu(o.backend)) {
+    // On cuda and opencl tvm-tuned is a GPU tuning's record (docs/TVM.md, "GPU tuning"), made
+    // beforehand for this device: without one for every selected workload the run is refused.
+    const std::string device_name = backend->device_info().name;
+    baseline_spec.device = device_name;
+    for (auto& c : candidates)
+      if (c.tvm) c.device = device_name;
+    std::vector<std::string> missing;
+    for (const auto& w : selected)
+      if (!tvm::read_gpu_record(tvm::records_root(), w.full_name(), device_name, o.backend, o.tune_trials))
+        missing.push_back(w.full_name());
+    if (!missing.empty())
+      throw UsageError(fmt::format(
+          "tvm-tuned on {} needs a GPU tuning record per workload for {} with {} candidates; {} of {} have none "
+          "(first: {})\n  hint: make them with {} and `ekb tvm-tune select` (docs/TVM.md, \"GPU tuning\"), or "
+          "--tune-trials with the candidate count they were made with",
+          ir::target_name(o.backend), device_name, o.tune_trials, missing.size(), selected.size(), missing.front(),
+          tvm::kGpuTuneScript));
+  }
 
   eval::EvalOptions options;
   options.trials = o.trials;
@@ -220,7 +238,7 @@ void add_eval_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--tune-trials", o->tune_trials,
                   "tvm-tuned: MetaSchedule's trial budget per workload; its records are kept in the cache, so a workload is "
-                  "tuned once per device")
+                  "tuned once per device (cuda, opencl: the candidate count of the GPU tuning records, docs/TVM.md)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names (default: all)");

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   add_suite_command(app, ctx);
   add_generate_command(app, ctx);
   add_workspace_command(app, ctx);
+  add_tvm_tune_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

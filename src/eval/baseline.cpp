@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "eval/solution_set.h"
+#include "tvm/gpu_tuning.h"
 #include "tvm/tvm_compiler.h"
 
 namespace ekb::eval {
@@ -44,6 +45,20 @@ Baseline make_baseline(const ir::Instance& inst, ir::Target target, const Baseli
     return b;
   }
   tvm::TvmOptions options = tvm::default_options();
+  if (spec.compiler == BaselineCompiler::TvmTuned && ir::is_gpu(target)) {
+    b.info.tune_trials = spec.tune_trials;
+    try {
+      const tvm::GpuTuningRecord record = gpu_tuning_record(inst, target, spec.device, spec.tune_trials);
+      b.source = gpu_tuning_record_source(record, inst);
+      b.info.version = record.tvm_version;
+      b.info.tuned = record.sample > 0;
+      b.info.records = record.hash();
+      if (record.sample == 0) b.info.note = "no sampled schedule beat TVM's untuned translation";
+    } catch (const CandidateError& e) {
+      b.error = e.what();
+    }
+    return b;
+  }
   if (spec.compiler == BaselineCompiler::TvmTuned) {
     options.tune_trials = spec.tune_trials;
     b.info.tune_trials = spec.tune_trials;

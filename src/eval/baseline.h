@@ -25,6 +25,9 @@ std::string baseline_compiler_names();
 struct BaselineSpec {
   BaselineCompiler compiler = BaselineCompiler::Native;
   int tune_trials = 64;  // tvm-tuned: MetaSchedule's trial budget per workload (kDefaultTuneTrials)
+  // tvm-tuned on cuda and opencl: the device whose GPU tuning record (tvm/gpu_tuning.h) is used,
+  // tune_trials being its candidate count.
+  std::string device;
 };
 
 struct Baseline {

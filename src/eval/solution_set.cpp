@@ -261,6 +261,8 @@ std::vector<CandidateRef> find_candidates(const std::string& dir, const std::vec
 runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst, ir::Target target) {
   if (c.native) return native_baseline_source(inst, target);
   runtime::Source s;
+  if (c.tvm && c.tune_trials > 0 && ir::is_gpu(target))
+    return gpu_tuning_record_source(gpu_tuning_record(inst, target, c.device, c.tune_trials), inst);
   if (c.tvm) {
     try {
       tvm::TvmOptions options = tvm::default_options();
@@ -288,6 +290,29 @@ tvm::TvmOutput tvm_output(const ir::Instance& inst, ir::Target target, const tvm
   tvm::TvmOutput out = tvm::compile(inst, target, options);
   set_argument_names(out.source, inst);
   return out;
+}
+
+tvm::GpuTuningRecord gpu_tuning_record(const ir::Instance& inst, ir::Target target, const std::string& device,
+                                       int candidates) {
+  const std::string workload = inst.full_name();
+  std::optional<tvm::GpuTuningRecord> record;
+  try {
+    record = tvm::read_gpu_record(tvm::records_root(), workload, device, target, candidates);
+  } catch (const std::runtime_error& e) {
+    throw CandidateError(e.what());
+  }
+  if (!record)
+    throw CandidateError("no GPU tuning record for " + workload + " on " + device + " (" +
+                         std::string(ir::target_name(target)) + ", " + std::to_string(candidates) +
+                         " candidates): make one with " + std::string(tvm::kGpuTuneScript) +
+                         " and `ekb tvm-tune select` (docs/TVM.md, \"GPU tuning\")");
+  return *record;
+}
+
+runtime::Source gpu_tuning_record_source(const tvm::GpuTuningRecord& record, const ir::Instance& inst) {
+  runtime::Source s = tvm::gpu_record_source(record);
+  set_argument_names(s, inst);
+  return s;
 }
 
 runtime::Source native_baseline_source(const ir::Instance& inst, ir::Target target) {

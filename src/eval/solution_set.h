@@ -12,6 +12,7 @@
 #include "ir/target.h"
 #include "runtime/backend.h"
 #include "suite/suite.h"
+#include "tvm/gpu_tuning.h"
 #include "tvm/tvm_compiler.h"
 
 namespace ekb::eval {
@@ -25,6 +26,8 @@ struct CandidateRef {
   bool tvm = false;      // TVM's compilation of the workload (`--solutions tvm`, docs/TVM.md)
   std::optional<SolutionMeta> meta;  // from WORKLOAD.sN.meta.json, when there is one
   int tune_trials = 0;   // tvm: MetaSchedule's trial budget (`--solutions tvm-tuned`); 0 untuned
+  // tvm-tuned on cuda and opencl: the device whose GPU tuning record is used (tune_trials candidates).
+  std::string device;
   // No file and no metadata: the workload has no solution at all.
   bool missing() const { return path.empty() && !native && !tvm && !meta; }
   // Metadata without a code file: a sample the generator failed to produce (meta->failure_kind()).
@@ -79,6 +82,14 @@ runtime::Source candidate_source(const CandidateRef& c, const ir::Instance& inst
 // TVM's compilation of `inst` for `target` (tvm::compile), its source's arguments named as every
 // candidate's are. Throws tvm::CompileError and tvm::EnvironmentError.
 tvm::TvmOutput tvm_output(const ir::Instance& inst, ir::Target target, const tvm::TvmOptions& options);
+
+// The GPU tuning record of `inst` on `device` (cuda or opencl, `candidates` sampled: docs/TVM.md,
+// "GPU tuning"). Throws CandidateError when there is none (the message names the script that makes
+// records) or it is unreadable.
+tvm::GpuTuningRecord gpu_tuning_record(const ir::Instance& inst, ir::Target target, const std::string& device,
+                                       int candidates);
+// Its source, its arguments named as every candidate's are.
+runtime::Source gpu_tuning_record_source(const tvm::GpuTuningRecord& record, const ir::Instance& inst);
 
 // The baseline: the native compiler's default lowering of the suite pattern for `target`.
 runtime::Source native_baseline_source(const ir::Instance& inst, ir::Target target = ir::Target::Cpu);

@@ -168,50 +168,61 @@ std::string records_dir(const TvmOptions& options, const std::string& key) {
   return (fs::path(root) / "tvm-records" / key).string();
 }
 
+namespace {
+
+// The bridge's result for `request` (cached by content hash with the environment's key): sets
+// `key` and `cached`. A bridge that fails to run throws; a result saying ok: false is returned.
+json bridge_result(const std::string& request, const TvmOptions& options, std::string& key, bool& cached) {
+  key = runtime::content_key({"tvm-bridge", environment_key(options), request});
+  runtime::CompileCache cache(options.cache_dir.empty() ? runtime::default_cache_dir() : options.cache_dir, "tvm");
+  const std::string path = cache.artifact_path(key, ".json");
+  json result;
+  cached = false;
+  if (cache.contains(key, ".json")) {
+    result = json::parse(read_file(path), nullptr, false);
+    cached = !result.is_discarded();
+  }
+  if (cached) return result;
+  const std::string req_path = cache.temporary_path(".request.json");
+  const std::string res_path = cache.temporary_path(".json");
+  {
+    // Where the records go is not part of the key: the key names them.
+    json sent = json::parse(request);
+    if (sent.contains("tune")) sent["tune"]["records_dir"] = records_dir(options, key);
+    std::ofstream f(req_path, std::ios::binary);
+    f << sent.dump();
+  }
+  runtime::CommandOptions co;
+  co.timeout_s = options.timeout_s;
+  co.cwd = options.bridge_dir;
+  runtime::CommandResult r = runtime::run_command({options.python, "-m", "ekb_tvm", "compile", req_path, res_path}, co);
+  std::error_code ec;
+  fs::remove(req_path, ec);
+  if (!r.ok()) {
+    fs::remove(res_path, ec);
+    std::string why = r.timed_out ? "timed out" : !r.started ? "could not start" : "failed";
+    std::string text = r.output.size() > 4000 ? r.output.substr(r.output.size() - 4000) : r.output;
+    if (text.find("No module named 'tvm'") != std::string::npos)
+      throw EnvironmentError("the TVM environment has no tvm package: " + std::string(kInstallHint));
+    if (!r.started) throw EnvironmentError("the TVM bridge " + why + " (" + options.python + "): " + kInstallHint);
+    throw CompileError("the TVM bridge " + why + ": " + text);
+  }
+  result = json::parse(read_file(res_path), nullptr, false);
+  if (result.is_discarded()) {
+    fs::remove(res_path, ec);
+    throw CompileError("the TVM bridge wrote no result: " + r.output);
+  }
+  cache.publish(res_path, key, ".json");
+  return result;
+}
+
+}  // namespace
+
 TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const std::string request = request_json(inst, target, options);
   TvmOutput out;
-  out.key = runtime::content_key({"tvm-bridge", environment_key(options), request});
-  runtime::CompileCache cache(options.cache_dir.empty() ? runtime::default_cache_dir() : options.cache_dir, "tvm");
-  const std::string path = cache.artifact_path(out.key, ".json");
-  json result;
-  if (cache.contains(out.key, ".json")) {
-    result = json::parse(read_file(path), nullptr, false);
-    out.cached = !result.is_discarded();
-  }
-  if (!out.cached) {
-    const std::string req_path = cache.temporary_path(".request.json");
-    const std::string res_path = cache.temporary_path(".json");
-    {
-      // Where the records go is not part of the key: the key names them.
-      json sent = json::parse(request);
-      if (sent.contains("tune")) sent["tune"]["records_dir"] = records_dir(options, out.key);
-      std::ofstream f(req_path, std::ios::binary);
-      f << sent.dump();
-    }
-    runtime::CommandOptions co;
-    co.timeout_s = options.timeout_s;
-    co.cwd = options.bridge_dir;
-    runtime::CommandResult r = runtime::run_command({options.python, "-m", "ekb_tvm", "compile", req_path, res_path}, co);
-    std::error_code ec;
-    fs::remove(req_path, ec);
-    if (!r.ok()) {
-      fs::remove(res_path, ec);
-      std::string why = r.timed_out ? "timed out" : !r.started ? "could not start" : "failed";
-      std::string text = r.output.size() > 4000 ? r.output.substr(r.output.size() - 4000) : r.output;
-      if (text.find("No module named 'tvm'") != std::string::npos)
-        throw EnvironmentError("the TVM environment has no tvm package: " + std::string(kInstallHint));
-      if (!r.started) throw EnvironmentError("the TVM bridge " + why + " (" + options.python + "): " + kInstallHint);
-      throw CompileError("the TVM bridge " + why + ": " + text);
-    }
-    result = json::parse(read_file(res_path), nullptr, false);
-    if (result.is_discarded()) {
-      fs::remove(res_path, ec);
-      throw CompileError("the TVM bridge wrote no result: " + r.output);
-    }
-    cache.publish(res_path, out.key, ".json");
-  }
+  json result = bridge_result(request, options, out.key, out.cached);
   out.tvmscript = result.value("tvmscript", "");
   out.assembly = result.value("asm", "");
   out.tvm_version = result.value("tvm_version", "");
@@ -234,6 +245,46 @@ TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions&
   out.source.text = result.value("source", "");
   out.source.origin = std::string(options.tune_trials > 0 ? kTvmTuned : kTvmDefault);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace ekb::tvm
+
+namespace ekb::tvm {
+
+GpuCandidates gpu_candidates(const ir::Instance& inst, ir::Target target, int count, int seed,
+                             const TvmOptions& options) {
+  if (!ir::is_gpu(target)) throw CompileError("gpu candidates: " + std::string(ir::target_name(target)) + " is no gpu");
+  // The block form is rebuilt from the cpu lowering without loop partitioning, as for cpu tuning:
+  // MetaSchedule's rules bind threads themselves; the gpu lowering's kernels are already bound.
+  json req;
+  req["backend"] = std::string(ir::target_name(target));
+  req["signature"] = codegen::kernel_signature(inst, target);
+  json spec = {{"count", count}, {"seed", seed}, {"not_tunable", why_not_tunable(inst)}};
+  try {
+    req["func"] = func_to_json(lower_for_tvm(inst, ir::Target::Cpu, false));
+  } catch (const std::invalid_argument& e) {
+    spec["not_tunable"] = std::string("translate: ") + e.what();
+    req["func"] = json::object();
+  }
+  GpuCandidates out;
+  if (!spec["not_tunable"].get<std::string>().empty()) {
+    out.note = spec["not_tunable"];  // nothing for the bridge to sample: no block form
+    return out;
+  }
+  spec["func"] = req["func"];
+  req["gpu_candidates"] = spec;
+  json result = bridge_result(req.dump(), options, out.key, out.cached);
+  out.tvm_version = result.value("tvm_version", "");
+  if (!result.value("ok", false)) throw CompileError("tvm: " + result.value("message", std::string("(no message)")));
+  for (const json& c : result.value("candidates", json::array()))
+    out.candidates.push_back({c.value("source", ""), c.value("trace", ""), c.value("trace_hash", "")});
+  out.note = result.value("note", "");
+  out.attempts = result.value("attempts", 0);
+  out.sketches = result.value("sketches", 0);
+  const json rejected = result.value("rejected", json::object());
+  for (const auto& [why, n] : rejected.items())
+    out.rejected += (out.rejected.empty() ? "" : ", ") + std::to_string(n.get<int>()) + " " + why;
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ir/instance.h"
 #include "ir/target.h"
@@ -81,6 +82,31 @@ TvmOptions default_options();
 // TVM's compilation of `inst` for `target`. Throws CompileError for what TVM
 // refuses, EnvironmentError when the environment is missing.
 TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions& options = default_options());
+
+// GPU tuning as a batch (docs/TVM.md, "GPU tuning"): schedules of the workload's block form
+// sampled from MetaSchedule's design space for a gpu target without measuring them, each built by
+// TVM and wrapped in the ABI as the gpu route wraps its kernels. The device evaluates them.
+struct GpuCandidate {
+  std::string source;      // what the backend compiles (CUDA with ekb_main, or OpenCL with ekb-launch)
+  std::string trace;       // the schedule's MetaSchedule trace, as Python
+  std::string trace_hash;  // its content hash (16 hex digits)
+};
+
+struct GpuCandidates {
+  std::vector<GpuCandidate> candidates;  // distinct sources, at most the count asked for
+  std::string note;                      // when there is no block form: why (then no candidates)
+  int sketches = 0;                      // the design space's sketches the samples were drawn from
+  int attempts = 0;                      // samples drawn
+  std::string rejected;                  // why samples were dropped, counted: "3 rejected by VerifyGPUCode"
+  std::string tvm_version;
+  std::string key;  // the bridge result's cache key
+  bool cached = false;
+};
+
+// Up to `count` candidates for `target` (cuda or opencl), the samples drawn from `seed`. Throws
+// CompileError where TVM fails outside a sample, EnvironmentError without the environment.
+GpuCandidates gpu_candidates(const ir::Instance& inst, ir::Target target, int count, int seed,
+                             const TvmOptions& options = default_options());
 
 // The bridge's request for `inst`: the JSON given to `python -m ekb_tvm compile`.
 std::string request_json(const ir::Instance& inst, ir::Target target, const TvmOptions& options);
