@@ -300,7 +300,11 @@ if step tvm && [ -e "$tvm_dir/workloads.txt" ]; then
   tvm_runs=()
   tvm_eval() {  # LABEL BACKEND-ARGS...
     local label=$1; shift
-    local limit=$(( $(seconds_left) / 4 )); [ "$limit" -gt 200 ] && limit=200
+    # Half of what is left for the first backend, all of it for the second, unless the suites
+    # still have to run after this step (then a quarter each).
+    local share=$([ "$label" = tvm-cuda ] && echo 2 || echo 1)
+    if step cuda || step opencl; then share=4; fi
+    local limit=$(( $(seconds_left) / share )); [ "$limit" -gt 240 ] && limit=240
     if [ "$limit" -lt 30 ]; then echo "  $label: skipped, out of time"; return; fi
     echo "== $label: TVM's kernels from $tvm_dir, ${#tvm_ws[@]} workloads, timed against the native default (limit ${limit} s)"
     timeout "$limit" "$ekb" eval "$@" -s "$tvm_dir" --db "$work/tvm.db" --run "$label" --json "$work/$label.json" \

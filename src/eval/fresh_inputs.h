@@ -29,9 +29,10 @@ class FreshInputs {
   // Writes the next set into `inputs` (one buffer per input, ABI order; resized as needed).
   void next(InputBuffers& inputs);
 
-  // A set's random choices, drawn once and written as often as needed: so that a timing loop can
-  // write the round's compared set once for each kernel at the same cost as a set of its own (the
-  // uniform-work timing of docs/EVALUATION.md's known limits; the loop does not do it yet).
+  // A set's random choices, drawn once and written as often as needed: the timing loop derives
+  // every set straight into the kernel's arena with its copy (KernelSession::write_fresh_inputs),
+  // and could write the round's compared set again for the second kernel at the same cost as a set
+  // of its own (the uniform-work timing of docs/EVALUATION.md's known limits).
   struct InputDraw {
     size_t shift = 0;
     double offset = 0;

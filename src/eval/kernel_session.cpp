@@ -78,6 +78,13 @@ void KernelSession::write_inputs(const InputBuffers& inputs) {
   inputs_in_arena_ = &inputs;
 }
 
+void KernelSession::write_fresh_inputs(const FreshInputs& fresh, const FreshInputs::Draw& draw, InputBuffers& copy) {
+  std::vector<uint8_t*> dest(ref_.interface().inputs.size());
+  for (size_t i = 0; i < dest.size(); ++i) dest[i] = arena_->data(i);
+  fresh.write(draw, dest, &copy);
+  inputs_in_arena_ = &copy;
+}
+
 CallResult KernelSession::run(int slot, const CallSpec& spec) {
   const KernelInterface& k = ref_.interface();
   for (size_t o = 0; o < k.outputs.size(); ++o)

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "eval/fresh_inputs.h"
 #include "eval/result.h"
 #include "eval/workload_reference.h"
 #include "runtime/tensor_arena.h"
@@ -62,6 +63,10 @@ class KernelSession {
   // Inputs without a reference (the timing loop's fresh sets, eval/fresh_inputs.h): written into
   // the arena for the call_on()s that follow; `inputs` must stay unchanged until the next write.
   void write_inputs(const InputBuffers& inputs);
+  // The set `draw` stands for, derived straight into the arena, its copy kept in `copy` for the
+  // input check (one pass over the inputs instead of a derivation and then a copy into the arena);
+  // `copy` must stay unchanged until the next write, as with write_inputs.
+  void write_fresh_inputs(const FreshInputs& fresh, const FreshInputs::Draw& draw, InputBuffers& copy);
   // One call on the inputs written last, with every check of call() but the comparison of its
   // outputs, which are copied into *outputs (when given) for the caller to compare with another
   // kernel's.

@@ -131,14 +131,20 @@ TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& 
   };
   std::mt19937_64 positions(std::random_device{}());  // which call of a round is compared
   InputBuffers own_set, shared_set, outputs[2];
+  // The round's shared set is derived into the arena at its first compared call (like every other
+  // call's set) and copied back from shared_set for the second only when another set came between.
+  FreshInputs::Draw shared_draw;
+  bool shared_derived = false;
   // Whether the arena still holds the round's shared set: with one call each per round (most pairs)
   // both kernels' compared calls follow each other, and the set is written once. A kernel that
   // changed it has already failed the input check.
   bool shared_in_arena = false;
   auto call = [&](int which, int pattern, bool on_shared, InputBuffers* copies) {
     if (!on_shared) {
-      fresh.next(own_set);
-      session.write_inputs(own_set);
+      session.write_fresh_inputs(fresh, fresh.draw(), own_set);
+    } else if (!shared_derived) {
+      session.write_fresh_inputs(fresh, shared_draw, shared_set);
+      shared_derived = true;
     } else if (!shared_in_arena) {
       session.write_inputs(shared_set);
     }
@@ -172,7 +178,8 @@ TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& 
     }
     // Every call gets a set of its own, except one call of each kernel per round, on one shared
     // set, whose outputs are compared; the kernel cannot tell which of its calls that is.
-    fresh.next(shared_set);
+    shared_draw = fresh.draw();
+    shared_derived = false;
     shared_in_arena = false;
     int shared_call[2];
     int shared_pattern[2] = {0, 0};
