@@ -30,6 +30,11 @@ class UsageError : public std::runtime_error {
 // The filters every command that takes a selection shares: --domain, --level, --dtype, --size.
 void add_selection_filters(CLI::App* cmd, suite::Selection& selection);
 
+// The workloads `selection` names, a bad filter value a UsageError; with `require_some`, so is a
+// selection that matches nothing.
+std::vector<suite::WorkloadEntry> selected_workloads(Context& ctx, const suite::Selection& selection,
+                                                     bool require_some = true);
+
 // An option naming a target (cpu, cuda, opencl), parsed into `target`, which holds the default.
 CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Target& target,
                                const std::string& description);

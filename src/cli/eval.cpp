@@ -76,13 +76,7 @@ std::string outcome_text(const eval::CandidateResult& r) {
 
 void run_eval(Context& ctx, EvalCommandOptions& o) {
   o.selection.include_heldout = !o.exclude_heldout;
-  try {
-    o.selection.check_values();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  std::vector<suite::WorkloadEntry> selected = o.selection.apply(ctx.suite());
-  if (selected.empty()) throw UsageError("the selection matches no workload\n  hint: `ekb list` with the same filters");
+  std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, o.selection);
 
   if ((o.platform || o.device || o.build_options) && o.backend != ir::Target::OpenCL)
     throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");

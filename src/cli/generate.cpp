@@ -131,11 +131,7 @@ std::string outcome_text(const SampleJob& job, const eval::SolutionMeta& r) {
 void run_generate(Context& ctx, GenerateOptions& o) {
   if (o.replay && o.no_cache) throw UsageError("--replay reads the response cache: it cannot go with --no-cache");
   o.selection.include_heldout = !o.exclude_heldout;
-  try {
-    o.selection.check_values();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, o.selection);
   llm::ModelProfile profile;
   try {
     profile = llm::load_model_profile(o.models_path.empty() ? llm::default_models_path() : o.models_path, o.profile);
@@ -143,8 +139,6 @@ void run_generate(Context& ctx, GenerateOptions& o) {
     throw UsageError(e.what());
   }
   const double temperature = o.temperature.value_or(profile.temperature);
-  std::vector<suite::WorkloadEntry> selected = o.selection.apply(ctx.suite());
-  if (selected.empty()) throw UsageError("the selection matches no workload\n  hint: `ekb list` with the same filters");
 
   llm::ClientOptions client_options;
   client_options.cache_mode = o.replay ? llm::CacheMode::Replay : o.no_cache ? llm::CacheMode::Off : llm::CacheMode::ReadWrite;

@@ -19,12 +19,7 @@ struct ListOptions {
 
 void run_list(Context& ctx, ListOptions& o) {
   o.selection.include_heldout = !o.exclude_heldout;
-  try {
-    o.selection.check_values();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  auto selected = o.selection.apply(ctx.suite());
+  auto selected = selected_workloads(ctx, o.selection, false);
   if (o.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& w : selected) arr.push_back(workload_json(w));
@@ -51,6 +46,19 @@ void run_list(Context& ctx, ListOptions& o) {
 }
 
 }  // namespace
+
+std::vector<suite::WorkloadEntry> selected_workloads(Context& ctx, const suite::Selection& selection,
+                                                     bool require_some) {
+  try {
+    selection.check_values();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  std::vector<suite::WorkloadEntry> selected = selection.apply(ctx.suite());
+  if (require_some && selected.empty())
+    throw UsageError("the selection matches no workload\n  hint: `ekb list` with the same filters");
+  return selected;
+}
 
 void add_selection_filters(CLI::App* cmd, suite::Selection& selection) {
   cmd->add_option("--domain", selection.domains, "Only these domains (nn, qnn, img, audio, linalg, robotics, transformer, graph)")

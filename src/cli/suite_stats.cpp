@@ -35,12 +35,7 @@ void print_table(const std::string& title, const std::map<std::string, suite::St
 }
 
 void run_stats(Context& ctx, StatsOptions& o) {
-  try {
-    o.selection.check_values();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  suite::SuiteStats s = suite::compute_stats(o.selection.apply(ctx.suite()));
+  suite::SuiteStats s = suite::compute_stats(selected_workloads(ctx, o.selection, false));
   if (o.json) {
     nlohmann::json j = counts_json(s.total);
     j["patterns_with_heldout"] = s.patterns_with_heldout;

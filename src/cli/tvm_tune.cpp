@@ -83,13 +83,7 @@ void write_sample(const fs::path& out, const suite::WorkloadEntry& w, int n, ir:
 void run_candidates(Context& ctx, CandidatesOptions& o) {
   if (!ir::is_gpu(o.backend)) throw UsageError("GPU tuning is for cuda and opencl\n  hint: -b cuda");
   o.selection.include_heldout = true;
-  try {
-    o.selection.check_values();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  std::vector<suite::WorkloadEntry> selected = o.selection.apply(ctx.suite());
-  if (selected.empty()) throw UsageError("the selection matches no workload\n  hint: `ekb list` with the same filters");
+  std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, o.selection);
   const fs::path out(o.out);
   fs::create_directories(out);
   json summary = {{"backend", ir::target_name(o.backend)}, {"candidates", o.count}, {"seed", o.seed},
