@@ -16,11 +16,6 @@ using nlohmann::json;
 
 std::string GpuTuningRecord::hash() const { return runtime::content_key({source}).substr(0, 16); }
 
-std::string records_root(const TvmOptions& options) {
-  return (fs::path(options.cache_dir.empty() ? runtime::default_cache_dir() : options.cache_dir) / "tvm-records")
-      .string();
-}
-
 std::string gpu_record_key(const std::string& workload, const std::string& device, ir::Target backend, int candidates) {
   return runtime::content_key(
       {"tvm-gpu-tuned", workload, device, ir::target_name(backend), std::to_string(candidates)});

@@ -35,9 +35,6 @@ struct GpuTuningRecord {
 // The file name of a record inside its key's directory.
 inline constexpr std::string_view kGpuRecordFile = "gpu_tuned.json";
 
-// The directory the records of `options`' cache live in: <cache>/tvm-records (records_dir's parent).
-std::string records_root(const TvmOptions& options = default_options());
-
 std::string gpu_record_key(const std::string& workload, const std::string& device, ir::Target backend, int candidates);
 
 // <root>/<key>/gpu_tuned.json.

@@ -163,9 +163,13 @@ std::string request_json(const ir::Instance& inst, ir::Target target, const TvmO
   return req.dump();
 }
 
+std::string records_root(const TvmOptions& options) {
+  return (fs::path(options.cache_dir.empty() ? runtime::default_cache_dir() : options.cache_dir) / "tvm-records")
+      .string();
+}
+
 std::string records_dir(const TvmOptions& options, const std::string& key) {
-  const std::string root = options.cache_dir.empty() ? runtime::default_cache_dir() : options.cache_dir;
-  return (fs::path(root) / "tvm-records" / key).string();
+  return (fs::path(records_root(options)) / key).string();
 }
 
 namespace {
@@ -248,32 +252,27 @@ TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions&
   return out;
 }
 
-}  // namespace ekb::tvm
-
-namespace ekb::tvm {
-
 GpuCandidates gpu_candidates(const ir::Instance& inst, ir::Target target, int count, int seed,
                              const TvmOptions& options) {
   if (!ir::is_gpu(target)) throw CompileError("gpu candidates: " + std::string(ir::target_name(target)) + " is no gpu");
   // The block form is rebuilt from the cpu lowering without loop partitioning, as for cpu tuning:
   // MetaSchedule's rules bind threads themselves; the gpu lowering's kernels are already bound.
+  GpuCandidates out;
+  out.note = why_not_tunable(inst);
+  json func;
+  if (out.note.empty()) {
+    try {
+      func = func_to_json(lower_for_tvm(inst, ir::Target::Cpu, false));
+    } catch (const std::invalid_argument& e) {
+      out.note = std::string("translate: ") + e.what();
+    }
+  }
+  if (!out.note.empty()) return out;  // nothing for the bridge to sample: no block form
   json req;
   req["backend"] = std::string(ir::target_name(target));
   req["signature"] = codegen::kernel_signature(inst, target);
-  json spec = {{"count", count}, {"seed", seed}, {"not_tunable", why_not_tunable(inst)}};
-  try {
-    req["func"] = func_to_json(lower_for_tvm(inst, ir::Target::Cpu, false));
-  } catch (const std::invalid_argument& e) {
-    spec["not_tunable"] = std::string("translate: ") + e.what();
-    req["func"] = json::object();
-  }
-  GpuCandidates out;
-  if (!spec["not_tunable"].get<std::string>().empty()) {
-    out.note = spec["not_tunable"];  // nothing for the bridge to sample: no block form
-    return out;
-  }
-  spec["func"] = req["func"];
-  req["gpu_candidates"] = spec;
+  req["func"] = func;
+  req["gpu_candidates"] = {{"count", count}, {"seed", seed}, {"not_tunable", ""}, {"func", func}};
   json result = bridge_result(req.dump(), options, out.key, out.cached);
   out.tvm_version = result.value("tvm_version", "");
   if (!result.value("ok", false)) throw CompileError("tvm: " + result.value("message", std::string("(no message)")));

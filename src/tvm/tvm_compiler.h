@@ -79,6 +79,10 @@ std::string records_dir(const TvmOptions& options, const std::string& key);
 
 TvmOptions default_options();
 
+// The directory all of `options`' cache's records live in: <cache>/tvm-records (records_dir's
+// parent; GPU tuning records too, tvm/gpu_tuning.h).
+std::string records_root(const TvmOptions& options = default_options());
+
 // TVM's compilation of `inst` for `target`. Throws CompileError for what TVM
 // refuses, EnvironmentError when the environment is missing.
 TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions& options = default_options());
