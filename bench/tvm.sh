@@ -27,6 +27,10 @@
 #     workload (TVM's bridge plus clang) cold and cached.
 #  2. The same workloads through `-s native --no-timing` (cold): the native compile time beside it.
 # Usage: bench/tvm.sh [N] [build dir] [backend]   (opencl: the device of $EKB_OPENCL_PLATFORM etc.)
+#  For the whole suite: EKB_BENCH_SHARDS=K runs K `ekb eval`s side by side over interleaved slices
+#  (each resumable), EKB_BENCH_RUNS picks the passes (default "tvm-cold tvm-warm native-cold";
+#  "tvm-cold" alone for coverage), and EKB_BENCH_OUT keeps the databases and results there (a
+#  killed benchmark started again with the same directory resumes where it stopped).
 set -euo pipefail
 self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.."
@@ -166,8 +170,15 @@ fi
 n="${1:-100}"
 ekb="${2:-build}/ekb"
 backend="${3:-cpu}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+shards="${EKB_BENCH_SHARDS:-1}"
+passes=(${EKB_BENCH_RUNS:-tvm-cold tvm-warm native-cold})
+if [[ -n "${EKB_BENCH_OUT:-}" ]]; then
+  work="$EKB_BENCH_OUT"
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 export EKB_CACHE_DIR="$work/cache"
 
 mapfile -t names < <("$ekb" list --json | python3 -c "
@@ -175,20 +186,28 @@ import json, sys
 ws = [w['name'] for w in json.load(sys.stdin)]
 n = len(ws) if '$n' == 'all' else min(int('$n'), len(ws))
 print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
-for run in tvm-cold tvm-warm native-cold; do
+for run in "${passes[@]}"; do
   solutions="${run%%-*}"
   start=$(date +%s.%N)
-  "$ekb" eval -s "$solutions" -b "$backend" --no-timing --db "$work/$run.db" --json "$work/$run.json" "${names[@]}" \
-    > "$work/$run.log" 2>&1 || true
+  for ((s = 0; s < shards; s++)); do  # shard s: every shards-th workload from the s-th
+    slice=()
+    for ((i = s; i < ${#names[@]}; i += shards)); do slice+=("${names[i]}"); done
+    "$ekb" eval -s "$solutions" -b "$backend" --no-timing --db "$work/$run.$s.db" --run "$run-$s" \
+      --json "$work/$run.$s.json" "${slice[@]}" > "$work/$run.$s.log" 2>&1 || true &
+  done
+  wait
   end=$(date +%s.%N)
-  echo "== $run ($backend): ${#names[@]} workloads in $(python3 -c "print(f'{$end - $start:.0f}')") s"
+  echo "== $run ($backend): ${#names[@]} workloads in $(python3 -c "print(f'{$end - $start:.0f}')") s ($shards at a time)"
 done
-python3 - "$work" <<'PY'
-import json, sys, collections, statistics as st
+python3 - "$work" "${passes[@]}" <<'PY'
+import json, sys, collections, statistics as st, glob
 work = sys.argv[1]
 def load(run):
-    return {r["workload"]: r for r in json.load(open(f"{work}/{run}.json"))["results"]}
-cold, warm, native = load("tvm-cold"), load("tvm-warm"), load("native-cold")
+    rs = {}
+    for path in sorted(glob.glob(f"{work}/{run}.*.json")):
+        rs.update({r["workload"]: r for r in json.load(open(path))["results"]})
+    return rs
+cold, warm, native = (load(run) if run in sys.argv[2:] else {} for run in ("tvm-cold", "tvm-warm", "native-cold"))
 n = len(cold)
 compiled = sum(r["compiled"] for r in cold.values())
 correct = sum(r["correct"] for r in cold.values())

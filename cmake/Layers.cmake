@@ -55,7 +55,11 @@ ekb_layer(llm       USES ir codegen runtime eval
 # Workspaces where coding agents write and check one solution.
 ekb_layer(workspace USES ir codegen runtime suite eval
                     PACKAGES OpenSSL::Crypto fmt::fmt nlohmann_json::nlohmann_json)
+# LEKA, the layered kernel agent: its loop, its policies (a search and a language model) and its
+# trajectories (docs/AGENT.md).
+ekb_layer(agent     USES ir lir lower codegen runtime tvm suite eval results llm
+                    PACKAGES fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 # The `ekb` command line.
 ekb_layer(cli       EXECUTABLE ekb
-                    USES ir lir lower codegen runtime tvm suite eval results llm workspace
+                    USES ir lir lower codegen runtime tvm suite eval results llm workspace agent
                     PACKAGES CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
