@@ -44,6 +44,9 @@
 #                      columns of the table, the suite on opencl (e.g. EKB_GPU_OPENCL_PLATFORM=pocl
 #                      EKB_GPU_TABLE="nn.softmax/kws_1x12" EKB_GPU_STEPS="table" bench/gpu.sh 4 build-x)
 #   EKB_GPU_SUITE      globs narrowing the suite runs (e.g. "robotics.* transformer.*")
+#   EKB_GPU_SUITE_SOLUTIONS  what the suite runs evaluate (default native): a solutions directory,
+#                      e.g. TVM's kernels for the whole suite (bench/tvm_gpu_sources.sh all ...), or
+#                      DIR.tar.gz of one, unpacked here: TVM's coverage on cuda and opencl
 #   EKB_GPU_SHARDS     parallel evaluations of the suite runs (default: half the cores, at most 8)
 #   EKB_GPU_TABLE      workloads of the table (default: the largest f32 workload of each pattern
 #                      with a CUDA schedule or a vendor kernel, and a 4096^3 GEMM for the vendor)
@@ -382,16 +385,20 @@ print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
 # $EKB_GPU_SHARDS parallel evaluations (default: half the cores, at most 8).
 shards=${EKB_GPU_SHARDS:-$(( $(nproc) / 2 ))}; [ -z "${EKB_GPU_SHARDS:-}" ] && [ "$shards" -gt 8 ] && shards=8
 [ "$shards" -lt 1 ] && shards=1
+suite_solutions="${EKB_GPU_SUITE_SOLUTIONS:-native}"
+if [ "$suite_solutions" != native ] && [ ! -d "$suite_solutions" ] && [ -e "$suite_solutions.tar.gz" ]; then
+  mkdir -p "$suite_solutions" && tar xzf "$suite_solutions.tar.gz" -C "$suite_solutions"
+fi
 suite_eval() {  # LABEL LIMIT_S RESULTS_FILE BACKEND-ARGS...
   local label=$1 limit=$2 results=$3; shift 3
-  echo "== the suite on $label: native default, correctness under the full protocol (limit ${limit} s)"
+  echo "== the suite on $label: $suite_solutions, correctness under the full protocol (limit ${limit} s)"
   if [ "$limit" -lt 30 ]; then echo "  skipped: out of time"; return; fi
   local t1; t1=$(date +%s)
   for ((k = 0; k < shards; ++k)); do
     local part=()
     for ((i = k; i < ${#names[@]}; i += shards)); do part+=("${names[i]}"); done
     # Correctness only (--no-timing): the self-speedup of the default is 1 by construction.
-    timeout "$limit" "$ekb" eval "$@" -s native --db "$work/$label-$k.db" --run "$label-$k" \
+    timeout "$limit" "$ekb" eval "$@" -s "$suite_solutions" --db "$work/$label-$k.db" --run "$label-$k" \
       --json "$work/$label-$k.json" --no-timing "${part[@]}" > "$work/$label-eval-$k.log" 2>&1 &
   done
   wait

@@ -21,21 +21,17 @@ import json, sys
 ws = [w['name'] for w in json.load(sys.stdin)]
 n = len(ws) if '$n' == 'all' else min(int('$n'), len(ws))
 print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
-written=0
-failed=()
-for w in "${names[@]}"; do
-  pattern="${w%%/*}"
-  mkdir -p "$out/$pattern"
-  if "$ekb" emit "$w" --compiler tvm -b "$backend" --source-only > "$out/$w.$ext.tmp" 2> "$out/$w.$ext.err"; then
-    mv "$out/$w.$ext.tmp" "$out/$w.$ext"
-    rm -f "$out/$w.$ext.err"
-    written=$((written + 1))
-  else
-    rm -f "$out/$w.$ext.tmp"
-    failed+=("$w: $(head -c 200 "$out/$w.$ext.err" | tr '\n' ' ')")
-    rm -f "$out/$w.$ext.err"
-  fi
+# `ekb emit --out` compiles the workloads in one process, so one TVM bridge (importing tvm costs
+# more than most compiles); $EKB_BENCH_SHARDS processes side by side (default 1).
+shards="${EKB_BENCH_SHARDS:-1}"
+for ((s = 0; s < shards; s++)); do
+  slice=()
+  for ((i = s; i < ${#names[@]}; i += shards)); do slice+=("${names[i]}"); done
+  "$ekb" emit --compiler tvm -b "$backend" --out "$out" "${slice[@]}" > "$out/emit.$s.log" 2>&1 &
 done
-echo "$written of ${#names[@]} workloads written to $out (.$ext)"
-for f in "${failed[@]}"; do echo "  no source: $f"; done
+wait || true
+written=$(find "$out" -name "*.$ext" | wc -l)
+echo "$written .$ext files in $out for ${#names[@]} workloads"
+cat "$out"/emit.*.log | grep '^  no source' || true
+rm -f "$out"/emit.*.log
 printf '%s\n' "${names[@]}" > "$out/workloads.txt"

@@ -1,6 +1,12 @@
-"""The TVM bridge, run by ekb as a subprocess (src/tvm/tvm_compiler.cpp):
+"""The TVM bridge, run by ekb as a subprocess (src/tvm/tvm_compiler.cpp, src/tvm/bridge_server.cpp):
 
     python -m ekb_tvm compile REQUEST.json RESULT.json
+    python -m ekb_tvm serve      (one request per line on stdin: "REQUEST.json<TAB>RESULT.json";
+                                  "done" on stdout once RESULT is written)
+
+`serve` is what ekb runs: importing tvm costs about 1.5 s of CPU, more than most compiles, so one
+process answers every request of an ekb run (a compile is a pure function of its request, so a
+reused process gives the result a fresh one would).
 
 REQUEST: {"backend": "cpu" | "cuda" | "opencl", "native": false, "signature": "void ekb_main(...)",
           "func": <loop IR JSON>,
@@ -135,15 +141,37 @@ def compile_gpu(req, backend, result):
     return result
 
 
-def main(argv):
-    if len(argv) != 4 or argv[1] != "compile":
-        print("usage: python -m ekb_tvm compile REQUEST.json RESULT.json", file=sys.stderr)
-        return 2
-    with open(argv[2]) as f:
+def answer(request_path, result_path):
+    with open(request_path) as f:
         req = json.load(f)
     result = compile_request(req)
-    with open(argv[3], "w") as f:
+    with open(result_path, "w") as f:
         json.dump(result, f)
+
+
+def serve():
+    """Requests from stdin until it closes. The protocol keeps a private copy of stdout: whatever
+    TVM or MetaSchedule prints goes to stderr (ekb's log of this process), never into a reply."""
+    import os
+
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    for line in sys.stdin:
+        request_path, result_path = line.rstrip("\n").split("\t")
+        answer(request_path, result_path)
+        replies.write("done\n")
+        replies.flush()
+    return 0
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "serve":
+        return serve()
+    if len(argv) != 4 or argv[1] != "compile":
+        print("usage: python -m ekb_tvm compile REQUEST.json RESULT.json | serve", file=sys.stderr)
+        return 2
+    answer(argv[2], argv[3])
     return 0
 
 

@@ -3,9 +3,13 @@
 // --schedule, the default lowering; with it, the IR solution FILE (the pattern with schedule
 // blocks) bound to the workload, its schedule applied. `--compiler tvm`: what TVM makes of it
 // (docs/TVM.md): the TVMScript it built, then the source the backend compiles (TVM's assembly in
-// its C shim); with --source-only that source alone, a solution file.
+// its C shim); with --source-only that source alone, a solution file; with --out DIR, the source of
+// every selected workload as a solutions directory (DIR/PATTERN/WORKLOAD.EXT), all from one process
+// and so one TVM bridge (bench/tvm_gpu_sources.sh: TVM's kernels for a GPU machine without TVM).
 #include <fmt/core.h>
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "cli/commands.h"
@@ -23,8 +27,12 @@ namespace ekb::cli {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 struct EmitOptions {
-  std::string workload;
+  std::vector<std::string> names;  // one workload, or with --out a selection
+  suite::Selection selection;      // --out: the filters
+  std::string out;
   ir::Target backend = ir::Target::Cpu;
   bool lir = false;
   std::string after;
@@ -33,9 +41,50 @@ struct EmitOptions {
   bool source_only = false;
 };
 
+const std::string& single_workload(const EmitOptions& o) {
+  if (o.names.size() != 1) throw UsageError("emit prints one workload (--compiler tvm --out DIR writes several)");
+  return o.names.front();
+}
+
+std::string source_extension(ir::Target target) {
+  switch (target) {
+    case ir::Target::Cpu: return ".c";
+    case ir::Target::Cuda: return ".cu";
+    case ir::Target::OpenCL: return ".cl";
+  }
+  return "";
+}
+
+// --out DIR: every selected workload's TVM source as a solution file; a workload TVM cannot compile
+// gets none and is listed (exit code 1 when there is one).
+void write_tvm_solutions(Context& ctx, const EmitOptions& o) {
+  suite::Selection selection = o.selection;
+  selection.names = o.names;
+  const std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, selection);
+  size_t written = 0;
+  std::vector<std::string> failed;
+  for (const suite::WorkloadEntry& w : selected) {
+    const std::string name = w.full_name();
+    try {
+      tvm::TvmOutput out = tvm::compile(suite::bind_workload(w), o.backend);
+      const fs::path path = fs::path(o.out) / (name + source_extension(o.backend));
+      fs::create_directories(path.parent_path());
+      std::ofstream(path, std::ios::binary) << out.source.text;
+      ++written;
+    } catch (const tvm::CompileError& e) {
+      std::string why = e.what();
+      failed.push_back(name + ": " + why.substr(0, why.find('\n')).substr(0, 200));
+    }
+  }
+  fmt::print("{} of {} workloads written to {} ({})\n", written, selected.size(), o.out, source_extension(o.backend));
+  for (const std::string& f : failed) fmt::print("  no source: {}\n", f);
+  if (!failed.empty()) g_exit_code = 1;
+}
+
 void run_emit_tvm(Context& ctx, const EmitOptions& o) {
   if (o.lir || !o.schedule.empty()) throw UsageError("--compiler tvm prints TVM's output: no --lir or --schedule");
-  suite::WorkloadEntry w = ctx.workload(o.workload);
+  if (!o.out.empty()) return write_tvm_solutions(ctx, o);
+  suite::WorkloadEntry w = ctx.workload(single_workload(o));
   ir::Instance inst = suite::bind_workload(w);
   tvm::TvmOutput out;
   try {
@@ -54,9 +103,10 @@ void run_emit_tvm(Context& ctx, const EmitOptions& o) {
 
 void run_emit(Context& ctx, const EmitOptions& o) {
   if (o.compiler == "tvm") return run_emit_tvm(ctx, o);
+  if (!o.out.empty()) throw UsageError("--out goes with --compiler tvm");
   if (o.source_only) throw UsageError("--source-only goes with --compiler tvm (the native compiler prints only the source)");
   if (!o.after.empty() && !o.lir) throw UsageError("--after needs --lir");
-  suite::WorkloadEntry w = ctx.workload(o.workload);
+  suite::WorkloadEntry w = ctx.workload(single_workload(o));
   ir::Instance inst = suite::bind_workload(w);
   std::optional<eval::IrSolution> solution;
   if (!o.schedule.empty()) {
@@ -90,7 +140,10 @@ void run_emit(Context& ctx, const EmitOptions& o) {
 void add_emit_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EmitOptions>();
   CLI::App* cmd = app.add_subcommand("emit", "Print the native compiler's lowering of one workload (default, or an IR solution's schedule)");
-  cmd->add_option("workload", o->workload, "PATTERN/WORKLOAD")->required();
+  cmd->add_option("workload", o->names, "PATTERN/WORKLOAD (with --out: globs over PATTERN/WORKLOAD or pattern names; default all)");
+  cmd->add_option("--out", o->out,
+                  "With --compiler tvm: write every selected workload's source into this solutions directory");
+  add_selection_filters(cmd, o->selection);
   add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
   cmd->add_option("--schedule", o->schedule,
                   "An IR solution (.ekb: the pattern plus schedule blocks) to lower instead of the default")

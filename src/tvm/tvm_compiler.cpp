@@ -17,6 +17,7 @@
 #include "runtime/compile_cache.h"
 #include "runtime/paths.h"
 #include "runtime/subprocess.h"
+#include "tvm/bridge_server.h"
 #include "tvm/lir_json.h"
 
 namespace ekb::tvm {
@@ -196,10 +197,7 @@ json bridge_result(const std::string& request, const TvmOptions& options, std::s
     std::ofstream f(req_path, std::ios::binary);
     f << sent.dump();
   }
-  runtime::CommandOptions co;
-  co.timeout_s = options.timeout_s;
-  co.cwd = options.bridge_dir;
-  runtime::CommandResult r = runtime::run_command({options.python, "-m", "ekb_tvm", "compile", req_path, res_path}, co);
+  runtime::CommandResult r = bridge_request({options.python, options.bridge_dir}, req_path, res_path, options.timeout_s);
   std::error_code ec;
   fs::remove(req_path, ec);
   if (!r.ok()) {
