@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 
 using ekb::tvm::testing::bind;
 using ekb::tvm::testing::contains;
+using ekb::tvm::testing::write_stand_in_bridge;
 
 TEST(Baseline, TheNamesAreKnownAndOthersAreNot) {
   EXPECT_EQ(ekb::eval::parse_baseline_compiler("native"), ekb::eval::BaselineCompiler::Native);
@@ -63,11 +64,8 @@ TEST(BaselineCli, SpeedupsAreMeasuredAgainstTheTvmArtifactAndTheBaselineIsRecord
   ASSERT_NE(body, std::string::npos) << slow;
   slow.insert(body + 1, "\n  { volatile long ekb_spin = 0; while (ekb_spin < 3000000) ++ekb_spin; }\n");
   std::ofstream(root / "slow.c") << slow;
-  std::ofstream(root / "ekb_tvm" / "__init__.py") << "";
-  std::ofstream(root / "ekb_tvm" / "__main__.py")
-      << "import json, sys\n"
-         "source = open('" << (root / "slow.c").string() << "').read()\n"
-         "json.dump({'ok': True, 'source': source, 'tvm_version': '0.0-slow'}, open(sys.argv[3], 'w'))\n";
+  write_stand_in_bridge(root, "source = open('" + (root / "slow.c").string() + "').read()\n"
+                              "json.dump({'ok': True, 'source': source, 'tvm_version': '0.0-slow'}, open(result, 'w'))");
   const std::string json = (root / "results.json").string();
   // The child ekb finds the bridge and a cache of its own through the environment.
   setenv("EKB_TVM_BRIDGE", root.c_str(), 1);

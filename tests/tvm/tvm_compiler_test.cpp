@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 
 using ekb::tvm::testing::bind;
 using ekb::tvm::testing::contains;
+using ekb::tvm::testing::write_stand_in_bridge;
 
 TEST(TvmEnvironment, TheSetUpCreatedIt) {
   ekb::tvm::TvmOptions o = ekb::tvm::default_options();
@@ -98,12 +99,9 @@ TEST(TvmCompiler, ASecondCompileIsServedFromTheCacheUnderTheSameKey) {
 TEST(TvmCompiler, ARefusalIsACompileErrorWithTvmsMessageAndIsCached) {
   ekb::tvm::TvmOptions o = ekb::tvm::default_options();
   const fs::path root = ekb::testing::private_temp_path("tvm_refusing_bridge");
-  fs::create_directories(root / "ekb_tvm");
-  std::ofstream(root / "ekb_tvm" / "__init__.py") << "";
-  std::ofstream(root / "ekb_tvm" / "__main__.py")
-      << "import json, sys\n"
-         "open('" << (root / "runs").string() << "', 'a').write('run\\n')\n"
-         "json.dump({'ok': False, 'stage': 'build', 'message': 'build: refused by this bridge'}, open(sys.argv[3], 'w'))\n";
+  write_stand_in_bridge(root, "open('" + (root / "runs").string() + "', 'a').write('run\\n')\n"
+                              "json.dump({'ok': False, 'stage': 'build', 'message': 'build: refused by this bridge'}, "
+                              "open(result, 'w'))");
   o.bridge_dir = root.string();
   o.cache_dir = (root / "cache").string();
   for (int attempt = 0; attempt < 2; ++attempt) {
