@@ -249,8 +249,13 @@ class Translator:
             f = {"bitand": "bitwise_and", "bitor": "bitwise_or", "bitxor": "bitwise_xor"}[op]
             return "T.%s(%s, %s)" % (f, a, b)
         if op == "shl":
-            return 'T.Cast("%s", T.shift_left(T.Cast("uint64", %s), T.Cast("uint64", %s)))' % (
-                DTYPES[e["type"]], a, b)
+            # In a wider type, so that a bit shifted out of the type's width is no undefined
+            # behaviour; signed when the type is narrower than 64 bits: TVM's bound analysis takes
+            # a cast from uint64 to be non-negative, and then dropped qnn.hard_swish's lower clamp
+            # of `hi << k` (clamp(hi << k, -32768, 32767) lost its -32768 on cuda and opencl).
+            wide = "uint64" if DTYPES[e["type"]] in ("int64", "uint64") else "int64"
+            return 'T.Cast("%s", T.shift_left(T.Cast("%s", %s), T.Cast("%s", %s)))' % (
+                DTYPES[e["type"]], wide, a, wide, b)
         if op == "shr":
             return 'T.Cast("%s", T.shift_right(T.Cast("int64", %s), T.Cast("int64", %s)))' % (
                 DTYPES[e["type"]], a, b)

@@ -64,7 +64,8 @@ INSTANTIATE_TEST_SUITE_P(AcrossDomains, TvmOpenclWorkload,
                                            "linalg.gemm/mini",                // gemm
                                            "nn.conv2d/kws_49x10x1_k10x4_s2",  // conv2d, padded
                                            "nn.layernorm/kwt1_99x64",         // reductions: mean and variance
-                                           "audio.biquad_df2t/block_2x32"),   // a recurrence: one thread
+                                           "audio.biquad_df2t/block_2x32",    // a recurrence: one thread
+                                           "qnn.hard_swish/mbv3s_7x7x576"),   // a clamped left shift of negatives
                          test_name);
 
 // TVM's CUDA kernels and the ekb_main launching them compile with nvcc for sm_90 (no GPU needed).
