@@ -1,0 +1,80 @@
+#include "agent/layered_program.h"
+
+#include <sstream>
+#include <vector>
+
+namespace ekb::agent {
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+void append_block(std::string& out, const std::string& block) {
+  if (block.empty()) return;
+  if (!out.empty() && !out.ends_with("\n\n")) out += out.ends_with('\n') ? "\n" : "\n\n";
+  out += block;
+  if (!out.ends_with('\n')) out += '\n';
+}
+
+}  // namespace
+
+std::string LayeredProgram::ir_text() const {
+  std::string out;
+  append_block(out, compute);
+  append_block(out, schedule);
+  append_block(out, memory);
+  return out;
+}
+
+const std::string& LayeredProgram::layer_text(Layer layer) const {
+  switch (layer) {
+    case Layer::Compute: return compute;
+    case Layer::Schedule: return schedule;
+    case Layer::Memory: return memory;
+    case Layer::Source: return source;
+  }
+  return compute;
+}
+
+LayeredProgram LayeredProgram::with(Layer layer, std::string text) const {
+  LayeredProgram p = *this;
+  switch (layer) {
+    case Layer::Compute: p.compute = std::move(text); break;
+    case Layer::Schedule: p.schedule = std::move(text); break;
+    case Layer::Memory: p.memory = std::move(text); break;
+    case Layer::Source: p.source = std::move(text); break;
+  }
+  // An IR layer changed: the candidate is the IR again, not an earlier kept source.
+  if (layer != Layer::Source) p.source.clear();
+  return p;
+}
+
+std::string unified_diff(const std::string& before, const std::string& after) {
+  if (before == after) return {};
+  const std::vector<std::string> a = lines_of(before), b = lines_of(after);
+  // Longest common subsequence table, from the ends, so the walk below goes forward.
+  std::vector<std::vector<int>> lcs(a.size() + 1, std::vector<int>(b.size() + 1, 0));
+  for (size_t i = a.size(); i-- > 0;)
+    for (size_t j = b.size(); j-- > 0;)
+      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  std::string out = "--- before\n+++ after\n";
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (i < a.size() && j < b.size() && a[i] == b[j]) {
+      out += " " + a[i++] + "\n";
+      ++j;
+    } else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      out += "+" + b[j++] + "\n";
+    } else {
+      out += "-" + a[i++] + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace ekb::agent
