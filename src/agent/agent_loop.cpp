@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "agent/budget.h"
 #include "agent/layered_program.h"
 #include "agent/workload_analysis.h"
 #include "eval/baseline.h"
@@ -89,7 +90,7 @@ class Loop {
         baseline_(eval::make_baseline(inst_, backend.target())),
         pattern_dir_(fs::path(o.out_dir) / w.pattern->name()),
         steps_dir_(pattern_dir_ / (w.workload->name + ".steps")),
-        trajectory_((pattern_dir_ / (w.workload->name + ".trajectory.jsonl")).string()) {}
+        trajectory_(trajectory_path(o.out_dir, w)) {}
 
   AgentRun run() {
     start_ = Clock::now();
@@ -162,6 +163,15 @@ class Loop {
     out.steps.push_back(step);
   }
 
+  // A file under the out directory as a candidate of the workload, its id the relative path.
+  eval::CandidateRef candidate_ref(const fs::path& file) const {
+    eval::CandidateRef ref;
+    ref.workload = w_;
+    ref.solution = fs::relative(file, o_.out_dir).string();
+    ref.path = file.string();
+    return ref;
+  }
+
   // Writes the candidate, verifies it, evaluates it with the step options; keeps it when it is
   // correct and faster than the best.
   Step evaluate_step(int index, Layer layer, const std::string& action, const LayeredProgram& candidate,
@@ -184,8 +194,7 @@ class Loop {
         return step;
       }
     }
-    eval::CandidateRef ref{w_, fs::relative(file, o_.out_dir).string(), 0, file.string()};
-    eval::CandidateResult r = eval::evaluate_candidate(backend_, reference_, baseline_, ref, o_.step_eval);
+    eval::CandidateResult r = eval::evaluate_candidate(backend_, reference_, baseline_, candidate_ref(file), o_.step_eval);
     ++spent_.evaluations;
     ++step.cost.evaluations;
     if (r.baseline) baseline_ms_ = r.baseline->median_ms;
@@ -224,8 +233,7 @@ class Loop {
     const fs::path file =
         pattern_dir_ / (w_.workload->name + (is_source ? source_extension(backend_.target()) : ".ekb"));
     write_text(file, is_source ? best_.source : best_.ir_text());
-    eval::CandidateRef ref{w_, fs::relative(file, o_.out_dir).string(), 0, file.string()};
-    eval::CandidateResult r = eval::evaluate_candidate(backend_, reference_, baseline_, ref, o_.final_eval);
+    eval::CandidateResult r = eval::evaluate_candidate(backend_, reference_, baseline_, candidate_ref(file), o_.final_eval);
     ++spent_.evaluations;
     FinalRecord f;
     f.solution = file.string();
@@ -279,15 +287,6 @@ eval::EvalOptions quick_step_options() {
   o.timing.speedup_precision = 0.1;
   o.timing.max_time_s = 1;
   return o;
-}
-
-bool budget_exhausted(const eval::Ledger& spent, const eval::Ledger& budget) {
-  return (budget.evaluations > 0 && spent.evaluations >= budget.evaluations) ||
-         (budget.wall_s > 0 && spent.wall_s >= budget.wall_s) ||
-         (budget.llm_calls > 0 && spent.llm_calls >= budget.llm_calls) ||
-         (budget.input_tokens > 0 && spent.input_tokens >= budget.input_tokens) ||
-         (budget.output_tokens > 0 && spent.output_tokens >= budget.output_tokens) ||
-         (budget.cost_usd > 0 && spent.cost_usd >= budget.cost_usd);
 }
 
 std::string trajectory_path(const std::string& out_dir, const suite::WorkloadEntry& w) {

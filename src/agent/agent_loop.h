@@ -51,10 +51,6 @@ inline constexpr int kLayerPatience = 3;
 // answers nothing usable must not spin outside the evaluation budget).
 inline constexpr int kMaxUnusableInARow = 5;
 
-// Whether any limit of `budget` is reached by `spent` (evaluations, wall time, LLM calls, tokens
-// or dollars).
-bool budget_exhausted(const eval::Ledger& spent, const eval::Ledger& budget);
-
 // Where the loop writes a workload's files under `out_dir`: the trajectory
 // PATTERN/WORKLOAD.trajectory.jsonl and each step's candidate under PATTERN/WORKLOAD.steps/.
 std::string trajectory_path(const std::string& out_dir, const suite::WorkloadEntry& w);
