@@ -212,7 +212,7 @@ class Loop {
       return step;
     }
     // Step 0 is the default itself: kept as the starting point whatever its measured ratio.
-    if (index == 0 || *r.speedup > best_speedup_ * (1 + kMinGain)) {
+    if (index == 0 || o_.min_gain <= -1 || *r.speedup > best_speedup_ * (1 + o_.min_gain)) {
       step.outcome = "kept";
       best_ = candidate;
       best_step_ = index;
@@ -220,7 +220,7 @@ class Loop {
     } else {
       step.outcome = "slower";
       step.message = fmt::format("{:.3f}x, not above the best {:.3f}x by {:.0f}%", *r.speedup, best_speedup_,
-                                 kMinGain * 100);
+                                 o_.min_gain * 100);
     }
     return step;
   }

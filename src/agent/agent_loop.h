@@ -26,6 +26,10 @@ namespace ekb::agent {
 // eval::EvalOptions{} (the full protocol).
 eval::EvalOptions quick_step_options();
 
+// A correct candidate is kept only when it beats the best speedup by this fraction: the quick
+// timing's noise alone should not replace the best.
+inline constexpr double kMinGain = 0.01;
+
 struct AgentOptions {
   eval::Ledger budget;  // per workload; a zero field is no limit
   std::string out_dir;  // the solutions directory written (docs/SOLUTIONS.md)
@@ -33,6 +37,9 @@ struct AgentOptions {
   eval::EvalOptions final_eval;
   const eval::ReferenceCache* reference_cache = nullptr;
   std::optional<eval::Calibration> calibration;  // for roofline_ms and the steps' roofline fractions
+  // A correct candidate is kept when its speedup exceeds the best's by this fraction (kMinGain);
+  // -1 or below: every correct one is (tests of the loop's mechanics, which must not depend on speed).
+  double min_gain = kMinGain;
 };
 
 struct AgentRun {
@@ -42,9 +49,6 @@ struct AgentRun {
   std::string trajectory;  // its path
 };
 
-// A correct candidate is kept only when it beats the best speedup by this fraction: the quick
-// timing's noise alone should not replace the best.
-inline constexpr double kMinGain = 0.01;
 // The suggested layer moves on after this many proposals in it without a kept one.
 inline constexpr int kLayerPatience = 3;
 // The loop ends after this many proposals in a row that had nothing to evaluate (a policy that
