@@ -36,6 +36,14 @@ std::string block(const std::string& kind, const std::string& target, const std:
   return out + "}\n";
 }
 
+// The loop to run on threads among `pure` (at least two loops, the last one the vector loop): the
+// outermost with more than one iteration, so that a batch of one does not leave the threads idle.
+std::string parallel_loop(const std::vector<LoopFacts>& pure) {
+  for (size_t l = 0; l + 1 < pure.size(); ++l)
+    if (pure[l].extent != 1) return pure[l].name;
+  return pure[0].name;
+}
+
 }  // namespace
 
 std::string_view pattern_class_name(PatternClass c) {
@@ -250,7 +258,7 @@ std::string Sketch::schedule_cpu(const GeneValues& v) const {
     int64_t last_extent = pure.back().extent;
     if (parallel && !placed) {
       if (pure.size() >= 2) {
-        d.push_back(fmt::format("parallel({}, {})", s.name, pure[0].name));
+        d.push_back(fmt::format("parallel({}, {})", s.name, parallel_loop(pure)));
       } else if (is_out && pure[0].extent >= 4096) {
         d.push_back(fmt::format("split({}, {}, 1024, {}_o, {}_i)", s.name, last, last, last));
         d.push_back(fmt::format("parallel({}, {}_o)", s.name, last));
