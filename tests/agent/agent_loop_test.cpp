@@ -11,7 +11,7 @@
 #include <regex>
 
 #include "agent/trajectory.h"
-#include "eval/eval_test_util.h"
+#include "agent/agent_test_util.h"
 #include "eval/solution_meta.h"
 #include "run_ekb.h"
 #include "test_paths.h"
@@ -59,13 +59,7 @@ class AgentLoop : public ::testing::Test {
   void SetUp() override {
     out_ = ekb::testing::private_temp_path("agent_loop");
     fs::remove_all(out_);
-    options_.out_dir = out_;
-    options_.budget.evaluations = 10;
-    options_.step_eval = ekb::testing::fast_options();
-    options_.step_eval.trials = 1;
-    options_.step_eval.recheck_trials = 0;
-    options_.final_eval = ekb::testing::fast_options();
-    options_.min_gain = -1;  // keep every correct candidate: the tests must not depend on speed
+    options_ = ekb::testing::agent_test_options(out_, 10);
   }
   void TearDown() override { fs::remove_all(out_); }
   AgentRun run(Policy& policy, const char* workload = kWorkload) {

@@ -12,6 +12,7 @@
 #include "agent/agent_loop.h"
 #include "agent/workload_analysis.h"
 #include "eval/candidate_evaluation.h"
+#include "agent/agent_test_util.h"
 #include "eval/eval_test_util.h"
 #include "test_paths.h"
 
@@ -88,15 +89,9 @@ TEST_P(SearchKeepsOnlyCorrectCandidates, UnderTheFullProtocol) {
   const suite::WorkloadEntry w = *suite.find_workload(GetParam());
   const std::string out = ekb::testing::private_temp_path("search_policy");
   fs::remove_all(out);
-  AgentOptions options;
-  options.out_dir = out;
-  options.budget.evaluations = 4;
-  options.step_eval = ekb::testing::fast_options();
-  options.step_eval.trials = 1;
-  options.step_eval.recheck_trials = 0;
-  options.final_eval = ekb::testing::fast_options();
+  // Every correct candidate kept, so that there are some to check.
+  AgentOptions options = ekb::testing::agent_test_options(out, 4);
   options.final_eval.time = false;
-  options.min_gain = -1;  // keep every correct candidate, so that there are some to check
   SearchPolicy policy(1);
   AgentRun r = run_agent(policy, ekb::testing::test_backend(), w, options);
   EXPECT_TRUE(r.final.correct) << r.final.message;
