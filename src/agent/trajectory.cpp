@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "eval/solution_meta.h"
+
 namespace ekb::agent {
 
 namespace {
@@ -16,22 +18,6 @@ std::optional<double> number_or_null(const nlohmann::json& j, const char* key) {
 }
 
 }  // namespace
-
-nlohmann::json to_json(const eval::Ledger& l) {
-  return {{"llm_calls", l.llm_calls}, {"input_tokens", l.input_tokens}, {"output_tokens", l.output_tokens},
-          {"cost_usd", l.cost_usd},   {"evaluations", l.evaluations},   {"wall_s", l.wall_s}};
-}
-
-eval::Ledger ledger_from_json(const nlohmann::json& j) {
-  eval::Ledger l;
-  l.llm_calls = j.value("llm_calls", int64_t{0});
-  l.input_tokens = j.value("input_tokens", int64_t{0});
-  l.output_tokens = j.value("output_tokens", int64_t{0});
-  l.cost_usd = j.value("cost_usd", 0.0);
-  l.evaluations = j.value("evaluations", int64_t{0});
-  l.wall_s = j.value("wall_s", 0.0);
-  return l;
-}
 
 nlohmann::json to_json(const WorkloadAnalysis& a) {
   nlohmann::json stages = nlohmann::json::array();
@@ -61,7 +47,7 @@ nlohmann::json to_json(const Step& s) {
           {"ms", optional_number(s.ms)},
           {"speedup", optional_number(s.speedup)},
           {"roofline_fraction", optional_number(s.roofline_fraction)},
-          {"cost", to_json(s.cost)},
+          {"cost", eval::to_json(s.cost)},
           {"diff", s.diff}};
 }
 
@@ -78,7 +64,7 @@ Step step_from_json(const nlohmann::json& j) {
   s.ms = number_or_null(j, "ms");
   s.speedup = number_or_null(j, "speedup");
   s.roofline_fraction = number_or_null(j, "roofline_fraction");
-  if (auto it = j.find("cost"); it != j.end()) s.cost = ledger_from_json(*it);
+  if (auto it = j.find("cost"); it != j.end()) s.cost = eval::parse_ledger(*it, "cost");
   s.diff = j.value("diff", "");
   return s;
 }
@@ -92,7 +78,7 @@ nlohmann::json to_json(const FinalRecord& f) {
           {"ms", optional_number(f.ms)},
           {"speedup", optional_number(f.speedup)},
           {"roofline_fraction", optional_number(f.roofline_fraction)},
-          {"spent", to_json(f.spent)}};
+          {"spent", eval::to_json(f.spent)}};
 }
 
 FinalRecord final_from_json(const nlohmann::json& j) {
@@ -105,7 +91,7 @@ FinalRecord final_from_json(const nlohmann::json& j) {
   f.ms = number_or_null(j, "ms");
   f.speedup = number_or_null(j, "speedup");
   f.roofline_fraction = number_or_null(j, "roofline_fraction");
-  if (auto it = j.find("spent"); it != j.end()) f.spent = ledger_from_json(*it);
+  if (auto it = j.find("spent"); it != j.end()) f.spent = eval::parse_ledger(*it, "spent");
   return f;
 }
 

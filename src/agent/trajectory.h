@@ -14,8 +14,6 @@
 
 namespace ekb::agent {
 
-nlohmann::json to_json(const eval::Ledger& l);
-eval::Ledger ledger_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const WorkloadAnalysis& a);
 nlohmann::json to_json(const Step& s);
 Step step_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception for a malformed step
