@@ -94,6 +94,7 @@ class Loop {
 
   AgentRun run() {
     start_ = Clock::now();
+    fs::remove_all(steps_dir_);  // an earlier run's candidates
     AgentRun out;
     out.analysis = analyse_workload(w_, inst_, backend_.target(), o_.calibration);
     analysis_ = &out.analysis;
