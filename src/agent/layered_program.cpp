@@ -54,7 +54,7 @@ LayeredProgram LayeredProgram::with(Layer layer, std::string text) const {
   return p;
 }
 
-std::string unified_diff(const std::string& before, const std::string& after) {
+std::string unified_diff(const std::string& before, const std::string& after, int context) {
   if (before == after) return {};
   const std::vector<std::string> a = lines_of(before), b = lines_of(after);
   // Longest common subsequence table, from the ends, so the walk below goes forward.
@@ -62,17 +62,39 @@ std::string unified_diff(const std::string& before, const std::string& after) {
   for (size_t i = a.size(); i-- > 0;)
     for (size_t j = b.size(); j-- > 0;)
       lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  // The edit script: each line kept (' '), removed ('-') or added ('+'), with its line numbers.
+  struct Edit {
+    char op;
+    size_t i, j;  // the line's index in a (' ', '-') and in b (' ', '+'); the other side's next line
+  };
+  std::vector<Edit> edits;
+  for (size_t i = 0, j = 0; i < a.size() || j < b.size();) {
+    if (i < a.size() && j < b.size() && a[i] == b[j]) edits.push_back({' ', i++, j++});
+    else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) edits.push_back({'+', i, j++});
+    else edits.push_back({'-', i++, j});
+  }
+  // Hunks: the runs of lines within `context` lines of a change.
+  const size_t n = edits.size(), c = static_cast<size_t>(std::max(context, 0));
+  std::vector<bool> shown(n, false);
+  for (size_t k = 0; k < n; ++k)
+    if (edits[k].op != ' ')
+      for (size_t d = k >= c ? k - c : 0; d < n && d <= k + c; ++d) shown[d] = true;
   std::string out = "--- before\n+++ after\n";
-  size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
-    if (i < a.size() && j < b.size() && a[i] == b[j]) {
-      out += " " + a[i++] + "\n";
-      ++j;
-    } else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out += "+" + b[j++] + "\n";
-    } else {
-      out += "-" + a[i++] + "\n";
+  for (size_t begin = 0; begin < n;) {
+    if (!shown[begin]) {
+      ++begin;
+      continue;
     }
+    size_t end = begin, a_count = 0, b_count = 0;
+    for (; end < n && shown[end]; ++end) {
+      a_count += edits[end].op != '+';
+      b_count += edits[end].op != '-';
+    }
+    out += "@@ -" + std::to_string(edits[begin].i + 1) + "," + std::to_string(a_count) + " +" +
+           std::to_string(edits[begin].j + 1) + "," + std::to_string(b_count) + " @@\n";
+    for (size_t k = begin; k < end; ++k)
+      out += edits[k].op + (edits[k].op == '+' ? b[edits[k].j] : a[edits[k].i]) + "\n";
+    begin = end;
   }
   return out;
 }

@@ -23,8 +23,8 @@ struct LayeredProgram {
   LayeredProgram with(Layer layer, std::string text) const;
 };
 
-// A unified diff of two texts, line by line (no context limit: the texts are small), with
-// "--- before" / "+++ after" headers; empty when they are equal.
-std::string unified_diff(const std::string& before, const std::string& after);
+// A unified diff of two texts, line by line: "--- before" / "+++ after", then hunks of the changed
+// lines with `context` unchanged lines around them; empty when they are equal.
+std::string unified_diff(const std::string& before, const std::string& after, int context = 3);
 
 }  // namespace ekb::agent

@@ -70,5 +70,11 @@ TEST(LayeredProgram, AProposalReplacesOneLayerAndTheDiffShowsIt) {
   EXPECT_TRUE(unified_diff("a\n", "a\n").empty());
 }
 
+TEST(LayeredProgram, TheDiffShowsThreeLinesAroundEachChange) {
+  const std::string before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
+  const std::string after = "1\n2\n3\n4\n5\nsix\n7\n8\n9\n";
+  EXPECT_EQ(unified_diff(before, after), "--- before\n+++ after\n@@ -3,7 +3,7 @@\n 3\n 4\n 5\n-6\n+six\n 7\n 8\n 9\n");
+}
+
 }  // namespace
 }  // namespace ekb::agent
