@@ -212,7 +212,16 @@ std::string Sketch::schedule_gpu(const GeneValues& v) const {
   } else {
     d.push_back(fmt::format("bind({}, {}, thread.x)", o.name, last.name));
   }
-  if (pure.size() >= 2 && gene(v, "block_y")) d.push_back(fmt::format("bind({}, {}, block.y)", o.name, pure[pure.size() - 2].name));
+  if (pure.size() >= 2 && gene(v, "block_y")) {
+    // The loops outside the innermost fused into one, so that the block loops are outermost.
+    std::string outer = pure[0].name;
+    for (size_t l = 1; l + 1 < pure.size(); ++l) {
+      const std::string fused = outer + "_" + pure[l].name;
+      d.push_back(fmt::format("fuse({}, {}, {}, {})", o.name, outer, pure[l].name, fused));
+      outer = fused;
+    }
+    d.push_back(fmt::format("bind({}, {}, block.y)", o.name, outer));
+  }
   return block("schedule", "gpu", d);
 }
 
