@@ -70,8 +70,8 @@ std::string unified_diff(const std::string& before, const std::string& after, in
   std::vector<Edit> edits;
   for (size_t i = 0, j = 0; i < a.size() || j < b.size();) {
     if (i < a.size() && j < b.size() && a[i] == b[j]) edits.push_back({' ', i++, j++});
-    else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) edits.push_back({'+', i, j++});
-    else edits.push_back({'-', i++, j});
+    else if (i < a.size() && (j == b.size() || lcs[i + 1][j] >= lcs[i][j + 1])) edits.push_back({'-', i++, j});
+    else edits.push_back({'+', i, j++});
   }
   // Hunks: the runs of lines within `context` lines of a change.
   const size_t n = edits.size(), c = static_cast<size_t>(std::max(context, 0));

@@ -65,14 +65,14 @@ PatternClass classify(const std::vector<StageFacts>& stages) {
   }
   if (!any_reduction || !out) return any_reduction ? PatternClass::Reduction : PatternClass::Elementwise;
   const auto reductions = loops_of(*out, true);
-  int64_t points = reductions.empty() ? 0 : 1;
-  for (const auto& l : reductions) points *= std::max<int64_t>(l.extent, 1);
+  const bool small_window = std::all_of(reductions.begin(), reductions.end(), [](const LoopFacts& l) {
+    return l.extent > 0 && l.extent <= kStencilExtent;
+  });
   bool others_reduce = false;
   for (const auto& s : stages)
     if (&s != out && !loops_of(s, true).empty()) others_reduce = true;
-  if (!reductions.empty() && points <= kStencilPoints && !others_reduce) return PatternClass::Stencil;
-  if (!reductions.empty() && points > kStencilPoints && loops_of(*out, false).size() >= 2)
-    return PatternClass::Contraction;
+  if (!reductions.empty() && small_window && !others_reduce) return PatternClass::Stencil;
+  if (!reductions.empty() && !small_window && loops_of(*out, false).size() >= 2) return PatternClass::Contraction;
   return PatternClass::Reduction;
 }
 

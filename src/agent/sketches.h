@@ -14,11 +14,12 @@ namespace ekb::agent {
 
 // How the output stage computes, which decides the sketch:
 //  - elementwise: no stage reduces;
-//  - stencil: the output reduces over a small window (at most kStencilPoints points);
-//  - contraction: the output reduces over a large domain with two or more pure loops (GEMM, conv);
+//  - stencil: the output reduces over a small window (each reduction loop at most kStencilExtent
+//    iterations: 3x3, 5x5, 7x7) and no other stage reduces;
+//  - contraction: the output reduces over a longer loop and has two or more pure loops (GEMM, conv);
 //  - reduction: any other reduction (row reductions as in softmax and norms, GEMV).
 enum class PatternClass { Elementwise, Stencil, Contraction, Reduction };
-inline constexpr int64_t kStencilPoints = 64;
+inline constexpr int64_t kStencilExtent = 8;
 std::string_view pattern_class_name(PatternClass c);
 PatternClass classify(const std::vector<StageFacts>& stages);
 
