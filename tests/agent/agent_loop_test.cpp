@@ -13,6 +13,7 @@
 #include "agent/trajectory.h"
 #include "agent/agent_test_util.h"
 #include "eval/solution_meta.h"
+#include "eval/solution_set.h"
 #include "run_ekb.h"
 #include "test_paths.h"
 
@@ -178,6 +179,17 @@ TEST_F(AgentLoop, TheTrajectoryHasEveryStepAndTheSolutionEvaluatesCorrectWithEkb
   ASSERT_EQ(results.at("results").size(), 1u) << results.dump(2);
   EXPECT_TRUE(results["results"][0].at("correct").get<bool>()) << results.dump(2);
   EXPECT_EQ(results["results"][0].at("solution"), "linalg.gemm/mini.ekb");
+}
+
+TEST_F(AgentLoop, AKeptSourceStepIsWrittenAsASourceSolution) {
+  const std::string c = eval::native_baseline_source(suite::bind_workload(*suite_.find_workload(kWorkload))).text;
+  ScriptedPolicy policy({[&](const AgentState&) { return proposal(Layer::Source, c, "the default's C"); }});
+  AgentRun r = run(policy);
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[1].outcome, "kept") << r.steps[1].message;
+  EXPECT_TRUE(r.final.correct) << r.final.message;
+  EXPECT_EQ(fs::path(r.final.solution).filename(), "mini.c");
+  EXPECT_FALSE(fs::exists(fs::path(out_) / "linalg.gemm" / "mini.ekb"));
 }
 
 TEST_F(AgentLoop, TheLegalDirectivesAreTheTableRowsOfTheSuggestedLayerForTheBackend) {
