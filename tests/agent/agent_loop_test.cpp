@@ -179,6 +179,12 @@ TEST_F(AgentLoop, TheTrajectoryHasEveryStepAndTheSolutionEvaluatesCorrectWithEkb
   ASSERT_EQ(results.at("results").size(), 1u) << results.dump(2);
   EXPECT_TRUE(results["results"][0].at("correct").get<bool>()) << results.dump(2);
   EXPECT_EQ(results["results"][0].at("solution"), "linalg.gemm/mini.ekb");
+
+  auto shown = ekb::testing_cli::run_ekb("trajectory show " + r.trajectory + " --diff");
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("verify"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("+  vectorize(C, j, 4)"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("final (full protocol, step 2): correct"), std::string::npos) << shown.out;
 }
 
 TEST_F(AgentLoop, AKeptSourceStepIsWrittenAsASourceSolution) {
