@@ -21,6 +21,22 @@ enum class Layer : uint8_t { Compute, Schedule, Memory, Source };
 std::string_view layer_name(Layer layer);  // "compute", "schedule", "memory", "source"
 std::optional<Layer> parse_layer(std::string_view name);
 
+// One loop of a stage as the default lowering names it (the stage's index or reduction variable).
+struct LoopFacts {
+  std::string name;
+  int64_t extent = 0;      // 0 when not a constant of the workload
+  bool reduction = false;  // a reduction variable of the stage's right-hand side
+};
+
+// One stage of the compute layer: a tensor's pure definition, its loops outermost first (the
+// pure loops in index order, then the reduction loops in the order they are written).
+struct StageFacts {
+  std::string name;
+  bool output = false;  // an output tensor (else a temp)
+  std::vector<LoopFacts> loops;
+  std::vector<std::string> reads;  // the tensors its right-hand side reads, in first-read order
+};
+
 // What the loop knows of the workload before the first step; the policy's prompt or the search's
 // sketch choice starts from it.
 struct WorkloadAnalysis {
@@ -34,6 +50,7 @@ struct WorkloadAnalysis {
   std::string baseline;        // "native", "tvm" or "tvm-tuned"
   double roofline_ms = 0;      // the calibrated roofline's bound for it; 0 when not calibrated
   std::string default_loop_ir; // the native default lowering's loop IR, printed
+  std::vector<StageFacts> stages;  // the compute layer's pure definitions, in program order
 };
 
 // One proposal: the whole new text of one layer of the current best candidate.

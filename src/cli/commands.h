@@ -55,6 +55,8 @@ void add_suite_command(CLI::App& app, Context& ctx);  // suite stats
 void add_generate_command(CLI::App& app, Context& ctx);
 void add_workspace_command(CLI::App& app, Context& ctx);  // create | check (hidden) | collect
 void add_tvm_tune_command(CLI::App& app, Context& ctx);   // candidates | select (GPU tuning)
+void add_agent_command(CLI::App& app, Context& ctx);      // LEKA
+void add_trajectory_command(CLI::App& app, Context& ctx); // show
 
 // Set by a command whose work found problems (e.g. validate): the process exit code.
 extern int g_exit_code;

@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   add_generate_command(app, ctx);
   add_workspace_command(app, ctx);
   add_tvm_tune_command(app, ctx);
+  add_agent_command(app, ctx);
+  add_trajectory_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -54,13 +54,7 @@ SolutionMeta parse_solution_meta(const std::string& text, const std::string& ori
   m.error = get_or<std::string>(j, "error", "", origin);
   if (auto it = j.find("ledger"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) throw std::invalid_argument(origin + ": \"ledger\" must be an object");
-    const std::string where = origin + " ledger";
-    m.ledger.llm_calls = get_or<int64_t>(*it, "llm_calls", 0, where);
-    m.ledger.input_tokens = get_or<int64_t>(*it, "input_tokens", 0, where);
-    m.ledger.output_tokens = get_or<int64_t>(*it, "output_tokens", 0, where);
-    m.ledger.cost_usd = get_or<double>(*it, "cost_usd", 0, where);
-    m.ledger.evaluations = get_or<int64_t>(*it, "evaluations", 0, where);
-    m.ledger.wall_s = get_or<double>(*it, "wall_s", 0, where);
+    m.ledger = parse_ledger(*it, origin + " ledger");
   }
   m.latency_s = get_or<double>(j, "latency_s", 0, origin);
   m.cached = get_or<bool>(j, "cached", false, origin);
@@ -79,6 +73,23 @@ SolutionMeta read_solution_meta(const std::string& path) {
   return parse_solution_meta(ss.str(), path);
 }
 
+json to_json(const Ledger& l) {
+  return {{"llm_calls", l.llm_calls}, {"input_tokens", l.input_tokens}, {"output_tokens", l.output_tokens},
+          {"cost_usd", l.cost_usd},   {"evaluations", l.evaluations},   {"wall_s", l.wall_s}};
+}
+
+Ledger parse_ledger(const json& j, const std::string& where) {
+  if (!j.is_object()) throw std::invalid_argument(where + " must be an object");
+  Ledger l;
+  l.llm_calls = get_or<int64_t>(j, "llm_calls", 0, where);
+  l.input_tokens = get_or<int64_t>(j, "input_tokens", 0, where);
+  l.output_tokens = get_or<int64_t>(j, "output_tokens", 0, where);
+  l.cost_usd = get_or<double>(j, "cost_usd", 0, where);
+  l.evaluations = get_or<int64_t>(j, "evaluations", 0, where);
+  l.wall_s = get_or<double>(j, "wall_s", 0, where);
+  return l;
+}
+
 json to_json(const SolutionMeta& m) {
   json j = {{"method", m.method},
             {"profile", string_or_null(m.profile)},
@@ -88,13 +99,7 @@ json to_json(const SolutionMeta& m) {
             {"sample", m.sample},
             {"temperature", m.temperature ? json(*m.temperature) : json(nullptr)},
             {"status", m.status},
-            {"ledger",
-             {{"llm_calls", m.ledger.llm_calls},
-              {"input_tokens", m.ledger.input_tokens},
-              {"output_tokens", m.ledger.output_tokens},
-              {"cost_usd", m.ledger.cost_usd},
-              {"evaluations", m.ledger.evaluations},
-              {"wall_s", m.ledger.wall_s}}},
+            {"ledger", to_json(m.ledger)},
             {"latency_s", m.latency_s},
             {"cached", m.cached}};
   if (!m.ok()) j["error"] = m.error;

@@ -43,6 +43,11 @@ SolutionMeta read_solution_meta(const std::string& path);
 // Every contract key; empty strings and unknown values as null.
 nlohmann::json to_json(const SolutionMeta& m);
 
+// The contract's "ledger" object (every field), and back: absent fields are 0; throws
+// std::invalid_argument naming `where` for a wrongly typed one or a value that is not an object.
+nlohmann::json to_json(const Ledger& l);
+Ledger parse_ledger(const nlohmann::json& j, const std::string& where);
+
 // The metadata file's name for WORKLOAD's sample N: "WORKLOAD.sN.meta.json".
 std::string meta_file_name(const std::string& workload_name, int sample);
 

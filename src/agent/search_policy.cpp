@@ -1,0 +1,126 @@
+#include "agent/search_policy.h"
+
+#include <fmt/core.h>
+
+namespace ekb::agent {
+
+namespace {
+
+// FNV-1a: a hash that is the same on every platform, so that a seed means the same search.
+uint64_t stable_hash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string describe(const GeneValues& v, const std::vector<Gene>& genes, Layer layer) {
+  std::string out;
+  for (const auto& g : genes)
+    if (g.layer == layer) out += (out.empty() ? "" : " ") + g.name + "=" + std::to_string(v.at(g.name));
+  return out;
+}
+
+constexpr int kMutationTries = 64;
+
+Proposal stop_proposal(std::string why) {
+  Proposal p;
+  p.stop = true;
+  p.action = std::move(why);
+  return p;
+}
+
+}  // namespace
+
+void SearchPolicy::start(const WorkloadAnalysis& analysis) {
+  workload_ = analysis.workload;
+  rng_.seed(seed_ ^ stable_hash(analysis.workload));
+  sketch_ = std::make_unique<Sketch>(analysis);
+  best_ = sketch_->initial();
+  schedule_kept_ = false;
+  memory_text_.clear();
+  pending_.reset();
+  pending_step_ = -1;
+  tried_.clear();
+}
+
+void SearchPolicy::learn(const AgentState& state) {
+  if (!pending_) return;
+  for (const auto& step : state.history)
+    if (step.index == pending_step_ && step.outcome == "kept") {
+      best_ = *pending_;
+      if (pending_layer_ == Layer::Schedule) schedule_kept_ = true;
+      else memory_text_ = text(Layer::Memory, best_);
+    }
+  pending_.reset();
+}
+
+bool SearchPolicy::has_genes(Layer layer) const {
+  for (const auto& g : sketch_->genes())
+    if (g.layer == layer) return true;
+  return false;
+}
+
+std::string SearchPolicy::text(Layer layer, const GeneValues& v) const {
+  return layer == Layer::Memory ? sketch_->memory(v) : sketch_->schedule(v);
+}
+
+std::optional<GeneValues> SearchPolicy::mutate(Layer layer) {
+  std::vector<const Gene*> genes;
+  for (const auto& g : sketch_->genes())
+    if (g.layer == layer && g.values.size() > 1) genes.push_back(&g);
+  if (genes.empty()) return std::nullopt;
+  for (int attempt = 0; attempt < kMutationTries; ++attempt) {
+    GeneValues v = best_;
+    const int changes = rng_() % 4 == 0 ? 2 : 1;
+    for (int c = 0; c < changes; ++c) {
+      const Gene& g = *genes[rng_() % genes.size()];
+      int value = v[g.name];
+      while (value == v[g.name]) value = g.values[rng_() % g.values.size()];
+      v[g.name] = value;
+    }
+    if (v == best_) continue;  // a second change undid the first
+    // A schedule must keep the kept memory layer valid: its text may name the schedule's loops.
+    if (layer == Layer::Schedule && text(Layer::Memory, v) != memory_text_ && !memory_text_.empty()) continue;
+    if (tried_.insert(std::string(layer_name(layer)) + ":" + text(layer, v)).second) return v;
+  }
+  return std::nullopt;
+}
+
+Proposal SearchPolicy::propose(const AgentState& state) {
+  if (!state.analysis) return stop_proposal("no analysis");
+  if (!sketch_ || state.analysis->workload != workload_ || state.history.size() <= 1) start(*state.analysis);
+  learn(state);
+  Proposal p;
+  const std::string klass(pattern_class_name(sketch_->pattern_class()));
+  if (!schedule_kept_ && tried_.empty()) {
+    // The sketch itself, first.
+    p.layer = Layer::Schedule;
+    p.text = text(Layer::Schedule, best_);
+    tried_.insert("schedule:" + p.text);
+    pending_ = best_;
+    p.action = fmt::format("sketch {}: {}", klass, describe(best_, sketch_->genes(), Layer::Schedule));
+    p.rationale = fmt::format("the {} sketch's starting point", klass);
+  } else {
+    // The suggested layer when it has genes; the memory layer only once a schedule is kept (its
+    // directives name the schedule's loops).
+    Layer layer = state.layer == Layer::Memory && schedule_kept_ && has_genes(Layer::Memory) ? Layer::Memory
+                                                                                               : Layer::Schedule;
+    std::optional<GeneValues> v = mutate(layer);
+    if (!v && layer == Layer::Schedule && schedule_kept_ && has_genes(Layer::Memory)) v = mutate(layer = Layer::Memory);
+    if (!v && layer == Layer::Memory) v = mutate(layer = Layer::Schedule);
+    if (!v) return stop_proposal("every neighbour of the best was tried");
+    std::string changed;
+    for (const auto& [name, value] : *v)
+      if (best_.at(name) != value) changed += fmt::format("{}{}={} (was {})", changed.empty() ? "" : ", ", name, value, best_.at(name));
+    p.layer = layer;
+    p.text = text(layer, *v);
+    pending_ = *v;
+    p.action = fmt::format("{} {}", klass, changed);
+    p.rationale = fmt::format("a neighbour of the best ({:.3f}x)", state.best_speedup);
+  }
+  pending_layer_ = p.layer;
+  pending_step_ = static_cast<int>(state.history.size());
+  return p;
+}
+
+}  // namespace ekb::agent

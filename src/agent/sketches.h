@@ -1,0 +1,68 @@
+// The search policy's sketches (docs/AGENT.md, "The search policy"): for each class of pattern,
+// read from the compute layer's stages, a parametrised schedule and memory layer, as a list of
+// genes (each a name, the layer it changes and the values it may take) and a renderer from a
+// choice of values to the layers' texts. The search (search_policy.h) chooses the values.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/policy.h"
+#include "ir/target.h"
+
+namespace ekb::agent {
+
+// How the output stage computes, which decides the sketch:
+//  - elementwise: no stage reduces;
+//  - stencil: the output reduces over a small window (each reduction loop at most kStencilExtent
+//    iterations: 3x3, 5x5, 7x7) and no other stage reduces;
+//  - contraction: the output reduces over a longer loop and has two or more pure loops (GEMM, conv);
+//  - reduction: any other reduction (row reductions as in softmax and norms, GEMV).
+enum class PatternClass { Elementwise, Stencil, Contraction, Reduction };
+inline constexpr int64_t kStencilExtent = 8;
+std::string_view pattern_class_name(PatternClass c);
+PatternClass classify(const std::vector<StageFacts>& stages);
+
+struct Gene {
+  std::string name;
+  Layer layer = Layer::Schedule;
+  std::vector<int> values;  // the first is the sketch's starting choice
+};
+
+// One choice per gene, by name.
+using GeneValues = std::map<std::string, int>;
+
+class Sketch {
+ public:
+  // The sketch of `analysis`'s pattern class for its backend. Its output stage is the last output
+  // among the stages.
+  explicit Sketch(const WorkloadAnalysis& analysis);
+  PatternClass pattern_class() const { return class_; }
+  const std::vector<Gene>& genes() const { return genes_; }
+  GeneValues initial() const;
+  // The `schedule TARGET { ... }` block, and the memory layer (with the schedule block of the
+  // buffers its caches create, when it creates any); empty text: no directive.
+  std::string schedule(const GeneValues& v) const;
+  std::string memory(const GeneValues& v) const;
+
+ private:
+  void add(std::string name, Layer layer, std::vector<int> values);
+  std::string schedule_cpu(const GeneValues& v) const;
+  std::string schedule_gpu(const GeneValues& v) const;
+  // A contraction's tiling directives (appended to `directives`) and the loop order they make.
+  struct ContractionLoops {
+    std::vector<std::string> order;  // outermost first
+    std::string inner_reduction;     // the innermost reduction loop
+  };
+  ContractionLoops contraction(const GeneValues& v, std::vector<std::string>* directives) const;
+
+  PatternClass class_ = PatternClass::Elementwise;
+  bool gpu_ = false;
+  std::vector<StageFacts> stages_;
+  size_t out_ = 0;  // the output stage's index in stages_
+  std::string input_;  // an input the output's computation reads (for prefetch), or empty
+  std::string prefetch_stage_;  // the stage that reads input_ first
+  std::vector<Gene> genes_;
+};
+
+}  // namespace ekb::agent

@@ -1,0 +1,85 @@
+#include "agent/workload_analysis.h"
+
+#include <algorithm>
+
+#include "eval/roofline.h"
+#include "ir/cost.h"
+#include "ir/interpreter.h"
+#include "lir/loop_ir.h"
+#include "lower/lower.h"
+#include "suite/task_statement.h"
+
+namespace ekb::agent {
+
+namespace {
+
+// Every reduction's ranges and every tensor read under `e`, in the order they are written.
+void walk_expr(const ir::Instance& inst, const ir::Expr& e, StageFacts& stage) {
+  if (e.kind == ir::ExprKind::Access &&
+      std::find(stage.reads.begin(), stage.reads.end(), e.name) == stage.reads.end())
+    stage.reads.push_back(e.name);
+  if (e.kind == ir::ExprKind::Reduce) {
+    for (const auto& r : e.ranges) {
+      int64_t extent = 0;
+      try {
+        extent = ir::eval_constant(inst, *r.hi).int_value - ir::eval_constant(inst, *r.lo).int_value;
+      } catch (const std::exception&) {
+        extent = 0;  // a bound that depends on an enclosing variable: not a constant
+      }
+      stage.loops.push_back({r.var, std::max<int64_t>(extent, 0), true});
+    }
+  }
+  for (const auto& a : e.args)
+    if (a) walk_expr(inst, *a, stage);
+  if (e.pad_value) walk_expr(inst, *e.pad_value, stage);
+}
+
+}  // namespace
+
+std::vector<StageFacts> stage_facts(const ir::Instance& inst) {
+  const ir::Pattern& p = inst.pattern();
+  const std::vector<bool> pure = ir::pure_definitions(inst, p.stmts);
+  std::vector<StageFacts> out;
+  for (size_t s = 0; s < p.stmts.size(); ++s) {
+    const ir::Stmt& st = p.stmts[s];
+    if (!pure[s] || st.kind != ir::StmtKind::Assign) continue;
+    const ir::TensorInstance* t = inst.tensor(st.tensor);
+    if (!t) continue;
+    StageFacts stage;
+    stage.name = st.tensor;
+    stage.output = t->decl->role == ir::TensorRole::Output;
+    for (size_t d = 0; d < st.indices.size(); ++d)
+      stage.loops.push_back({st.indices[d]->name, d < t->shape.size() ? t->shape[d] : 0, false});
+    walk_expr(inst, *st.value, stage);
+    out.push_back(std::move(stage));
+  }
+  return out;
+}
+
+WorkloadAnalysis analyse_workload(const suite::WorkloadEntry& w, const ir::Instance& inst, ir::Target target,
+                                  const std::optional<eval::Calibration>& calibration) {
+  WorkloadAnalysis a;
+  a.workload = w.full_name();
+  a.backend = std::string(ir::target_name(target));
+  a.task_statement = suite::task_statement(w, inst, target);
+  ir::CostFacts cost;
+  try {
+    cost = ir::compute_cost(inst);
+  } catch (const std::runtime_error&) {
+    // A range bound that reads a computed tensor: no cost facts, nothing else is lost.
+  }
+  a.flops = cost.ops();
+  a.bytes = cost.min_bytes;
+  a.arithmetic_intensity = cost.arithmetic_intensity();
+  a.baseline = "native";
+  if (calibration) {
+    const eval::Roofline roof = eval::Roofline::from(*calibration);
+    if (roof.valid())
+      a.roofline_ms = eval::attainable_seconds({cost.ops(), cost.min_bytes, cost.input_bytes}, roof) * 1e3;
+  }
+  a.default_loop_ir = lir::to_string(lower::lower(inst, lower::lower_options_for(target)));
+  a.stages = stage_facts(inst);
+  return a;
+}
+
+}  // namespace ekb::agent
