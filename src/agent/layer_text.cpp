@@ -92,6 +92,20 @@ std::vector<TextBlock> top_level_blocks(std::string_view text) {
   return blocks;
 }
 
+std::vector<TextBlock> layer_blocks(const std::vector<TextBlock>& blocks, Layer layer) {
+  std::vector<TextBlock> out;
+  bool after_memory = false;
+  for (const TextBlock& b : blocks) {
+    after_memory = after_memory || b.keyword == "memory";
+    const bool in_layer = layer == Layer::Compute    ? b.keyword == "pattern"
+                          : layer == Layer::Schedule ? b.keyword == "schedule" && !after_memory
+                          : layer == Layer::Memory   ? b.keyword == "memory" || (b.keyword == "schedule" && after_memory)
+                                                     : false;
+    if (in_layer) out.push_back(b);
+  }
+  return out;
+}
+
 std::vector<std::string> directive_lines(std::string_view block_text) {
   const size_t open = block_text.find('{');
   const size_t close = block_text.rfind('}');

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/policy.h"
+
 namespace ekb::agent {
 
 // One top-level block: `pattern NAME { ... }`, `workload ...`, `schedule [TARGET] { ... }`,
@@ -21,6 +23,11 @@ struct TextBlock {
 
 // The top-level blocks of `text`, in order (comments and blank lines between them skipped).
 std::vector<TextBlock> top_level_blocks(std::string_view text);
+
+// The blocks of `layer` among a layered text's blocks: compute, the pattern; schedule, the
+// schedule blocks before the first memory block; memory, the memory blocks and the schedule blocks
+// after them (which schedule the buffers its caches create, docs/IR.md); source, none.
+std::vector<TextBlock> layer_blocks(const std::vector<TextBlock>& blocks, Layer layer);
 
 // The directive lines of a schedule/memory block's body: trimmed, comments removed, blank lines
 // dropped ("split(C, i, 32, io, ii)").

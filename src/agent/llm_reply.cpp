@@ -58,17 +58,12 @@ std::optional<Layer> layer_of_keyword(const std::string& keyword) {
   return std::nullopt;
 }
 
-// The current program's block of a layer: the one for the same header target, else the only one.
-std::vector<std::string> current_directives(const std::string& program, const TextBlock& proposed) {
-  const TextBlock* match = nullptr;
-  int same_kind = 0;
-  for (const TextBlock& b : top_level_blocks(program)) {
-    if (b.keyword != proposed.keyword) continue;
-    ++same_kind;
-    if (b.target == proposed.target) match = &b;
-    else if (!match && same_kind == 1) match = &b;
-  }
-  return match ? directive_lines(match->text) : std::vector<std::string>{};
+// The directives of a layer's blocks, in order.
+std::vector<std::string> directives_of(const std::vector<TextBlock>& blocks) {
+  std::vector<std::string> out;
+  for (const TextBlock& b : blocks)
+    for (std::string& d : directive_lines(b.text)) out.push_back(std::move(d));
+  return out;
 }
 
 std::string block_names(const std::vector<TextBlock>& blocks) {
@@ -83,14 +78,17 @@ std::optional<std::string> read_layer_block(const llm::CodeBlock& block, const A
   const std::vector<TextBlock> tops = top_level_blocks(block.code);
   const std::string first = tops.empty() ? "" : tops[0].keyword;
   if (auto layer = layer_of_keyword(first)) {
-    if (tops.size() > 1)
-      return fmt::format("the block holds {} top-level blocks ({}): one layer per reply", tops.size(), block_names(tops));
+    const std::vector<TextBlock> proposed = layer_blocks(tops, *layer);
+    if (proposed.size() != tops.size() || (*layer == Layer::Compute && tops.size() > 1))
+      return fmt::format("the block holds more than the {} layer (blocks: {}): one layer per reply",
+                         layer_name(*layer), block_names(tops));
     p.layer = *layer;
     p.text = trimmed(block.code) + "\n";
     p.action = *layer == Layer::Compute
                    ? "rewrite compute"
                    : fmt::format("{}: {}", layer_name(*layer),
-                                 directive_change(current_directives(state.program, tops[0]), directive_lines(p.text)));
+                                 directive_change(directives_of(layer_blocks(top_level_blocks(state.program), *layer)),
+                                                  directives_of(proposed)));
     return std::nullopt;
   }
   if (block.language == kLayerFence)

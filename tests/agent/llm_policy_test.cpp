@@ -147,6 +147,12 @@ TEST_F(LlmPolicyTest, TheLayerIsReadFromTheBlocksHeaderOrItsFence) {
   EXPECT_EQ(memory.layer, Layer::Memory);
   EXPECT_EQ(memory.action, "memory: +nontemporal(C)");
 
+  // A schedule block after the memory block schedules its caches' buffers: still the memory layer.
+  Proposal cached = parse_llm_reply(
+      fenced("ekb", "memory cpu {\n  cache_read(A, C, k, tile, As)\n}\nschedule cpu {\n  vectorize(As, c1, 8)\n}\n"), s);
+  EXPECT_EQ(cached.layer, Layer::Memory);
+  EXPECT_EQ(cached.action, "memory: +cache_read(A, C, k, tile, As); +vectorize(As, c1, 8)");
+
   Proposal fewer = parse_llm_reply(fenced("", "schedule cpu {\n}\n"), s);  // untagged, by its header
   EXPECT_EQ(fewer.layer, Layer::Schedule);
   EXPECT_EQ(fewer.action, "schedule: -parallel(C, i)");
