@@ -111,17 +111,14 @@ std::string reply_format_section(std::string_view target, std::string_view sourc
   std::string out = "# Reply format\n";
   out +=
       "Optionally one line of rationale, then exactly one fenced block holding the whole new text of ONE layer "
-      "(not a diff, not several layers):\n";
-  out += fmt::format("- schedule: ```{0}\nschedule {1}{{\n  ...every directive of the new schedule, one per line...\n}}\n```\n",
-                     kLayerFence, header_target);
-  out += fmt::format("- memory: ```{0}\nmemory {1}{{\n  ...\n}}\n```\n", kLayerFence, header_target);
-  out += fmt::format(
-      "- compute: ```{0}\npattern NAME {{ ... }}\n``` an equivalent rewrite with the same name, params, inputs and "
-      "outputs\n",
-      kLayerFence);
-  out += fmt::format("- source: ```{0}\n...\n``` a complete source file in {0} obeying the task's interface\n",
-                     source_language);
-  out += "Or reply with the single word STOP when nothing more is worth trying.\n";
+      "(not a diff, not several layers), one of:\n\n";
+  out += fenced(kLayerFence, "schedule " + header_target + "{\n  ...every directive of the new schedule, one per line...\n}");
+  out += "\n" + fenced(kLayerFence, "memory " + header_target + "{\n  ...every directive of the new memory layer...\n}");
+  out += "(a memory block may be followed by the schedule block of the buffers its caches create)\n\n";
+  out += fenced(kLayerFence, "pattern NAME {\n  ...an equivalent rewrite: the same name, params, inputs and outputs...\n}");
+  out += "\n" + fenced(source_language, fmt::format("...a complete source file in {} obeying the task's interface...",
+                                                     source_language));
+  out += "\nOr reply with the single word STOP when nothing more is worth trying.\n";
   return out;
 }
 
