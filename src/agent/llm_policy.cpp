@@ -14,7 +14,7 @@ Proposal LlmPolicy::propose(const AgentState& state) {
   const llm::ChatRequest request{profile.system_prompt, llm_prompt(state), temperature_, profile.max_tokens, sample_};
   llm::CallOutcome call;
   try {
-    call = client_.complete(request, sample_);
+    call = client_.complete(request, sample_, llm_prompt(state, PromptDetail::Decisions));
   } catch (const llm::ReplayMiss& e) {
     throw llm::ReplayMiss("step " + std::to_string(state.history.size()) + " (" +
                           std::string(layer_name(state.layer)) + " layer): " + e.what());

@@ -13,7 +13,13 @@ namespace ekb::agent {
 // The fence info word of a layer block in the prompt and the reply.
 inline constexpr std::string_view kLayerFence = "ekb";
 
-std::string llm_prompt(const AgentState& state);
+// What of the state a prompt shows. Measured: everything, what the model is sent. Decisions: the
+// same without the measured values (times, speedups, the loop's messages about them): the
+// response cache's identity of the request, so that a replay whose timings differ by noise but
+// whose outcomes agree finds the recorded answers.
+enum class PromptDetail { Measured, Decisions };
+
+std::string llm_prompt(const AgentState& state, PromptDetail detail = PromptDetail::Measured);
 
 // The header target a layer block is written for on this backend: "cpu" or "gpu" ("" when the
 // backend is unknown, a block for every target).

@@ -197,7 +197,7 @@ TEST_F(LlmPolicyTest, TheNextPromptCarriesTheLastStepsDiagnostics) {
   LlmPolicy policy(profile(), client(), 0.0);
   AgentState s = state();
   s.history.push_back(step(1, Layer::Schedule, "schedule: +vectorize(C, q, 8)", "verify",
-                           "<agent>:14:3: error: vectorize(C, q, 8): C has no loop 'q' (loops: i, j, k)"));
+                           "/tmp/run/linalg.matmul/tiny.steps/1.ekb:14:3: error: vectorize(C, q, 8): C has no loop 'q' (loops: i, j, k)"));
   policy.propose(s);
   s.history.push_back(step(2, Layer::Schedule, "schedule: +split(C, k, 4, ko, ki)", "correctness",
                            "C[3, 5] = 1.5, expected 1.25 (first); C[7, 7] = 9, expected 2 (worst)"));
@@ -205,6 +205,7 @@ TEST_F(LlmPolicyTest, TheNextPromptCarriesTheLastStepsDiagnostics) {
   ASSERT_EQ(server_.request_count(), 2);
   const std::string first = prompt(0), second = prompt(1);
   EXPECT_NE(first.find("14:3: error: vectorize(C, q, 8): C has no loop 'q'"), std::string::npos) << first;
+  EXPECT_NE(first.find("\n1.ekb:14:3: error"), std::string::npos) << first;  // the loop's directory left out
   EXPECT_NE(first.find("step 1 [schedule] schedule: +vectorize(C, q, 8): verify"), std::string::npos) << first;
   EXPECT_NE(second.find("C[3, 5] = 1.5, expected 1.25 (first); C[7, 7] = 9, expected 2 (worst)"), std::string::npos);
   for (const std::string& p : {first, second}) {
@@ -294,7 +295,7 @@ TEST_F(LlmPolicyTest, StopEndsTheWorkload) {
   EXPECT_EQ(p.cost.llm_calls, 1);
 }
 
-TEST_F(LlmPolicyTest, ReplayGivesTheSameProposalsWithoutTheServerAndRethrowsAMiss) {
+TEST_F(LlmPolicyTest, ReplayGivesTheSameProposalsDespiteTimingNoiseAndRethrowsAMiss) {
   server_.set_sequence({Reply::answer(fenced("ekb", "schedule cpu {\n  parallel(C, i)\n  vectorize(C, j, 8)\n}\n")),
                         Reply::answer("STOP")});
   AgentState s = state();
@@ -320,13 +321,23 @@ TEST_F(LlmPolicyTest, ReplayGivesTheSameProposalsWithoutTheServerAndRethrowsAMis
   }
   EXPECT_TRUE(replayed[1].stop);
 
-  AgentState unseen = state();
-  unseen.layer = Layer::Memory;
+  // The same outcomes with other timings (noise between two runs): the same recorded answer.
+  AgentState noisy = later;
+  noisy.history.back().ms = 0.0063;
+  noisy.history.back().speedup = 1.96;
+  noisy.history.back().message = "1.96x, above the best 1.00x";
+  analysis_.baseline_ms = 0.0125;
+  EXPECT_NE(llm_prompt(noisy), llm_prompt(later));
+  EXPECT_TRUE(replay.propose(noisy).stop);
+  EXPECT_EQ(server_.request_count(), 2);
+
+  AgentState unseen = later;  // another outcome is another question
+  unseen.history.back().outcome = "slower";
   try {
     replay.propose(unseen);
     FAIL() << "a replay miss was not reported";
   } catch (const ekb::llm::ReplayMiss& e) {
-    EXPECT_NE(std::string(e.what()).find("step 1 (memory layer): replay: no stored answer"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("step 2 (schedule layer): replay: no stored answer"), std::string::npos)
         << e.what();
   }
   EXPECT_EQ(server_.request_count(), 2);
