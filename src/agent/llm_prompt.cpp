@@ -33,8 +33,7 @@ std::string shortened(const std::string& text, size_t max_lines, size_t tail_lin
   return out;
 }
 
-// Three significant figures: enough for the model, and coarse enough that a replayed trajectory
-// whose timings differ only in noise still asks the same question.
+// Three significant figures: what the model needs of a time or a ratio; more is noise.
 std::string num(double v) { return fmt::format("{:.3g}", v); }
 
 // A diagnostic's file paths without their directories ("/tmp/run/w.steps/3.ekb:14:17" ->
