@@ -1,16 +1,20 @@
-// ekb agent --policy search --backend B --budget evaluations=N[,wall=S] --out DIR [--seed S]
-// [selection]: LEKA (docs/AGENT.md). Per selected workload the loop proposes, checks and keeps
+// ekb agent --policy search|llm [--model PROFILE] --backend B --budget evaluations=N[,wall=S,...]
+// --out DIR [--seed S] [selection]: LEKA (docs/AGENT.md). Per selected workload the loop proposes, checks and keeps
 // candidates one IR layer at a time, then writes the best as DIR/PATTERN/WORKLOAD.ekb (or a
 // source) with its .meta.json, and the steps as DIR/PATTERN/WORKLOAD.trajectory.jsonl; `ekb eval
 // -s DIR` then judges the solutions like any other method's.
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "agent/agent_loop.h"
 #include "agent/budget.h"
+#include "agent/llm_policy.h"
 #include "agent/search_policy.h"
 #include "cli/commands.h"
+#include "llm/model_profile.h"
 #include "results/calibration_cache.h"
 #include "suite/selection.h"
 
@@ -20,7 +24,14 @@ namespace {
 
 struct AgentCommandOptions {
   std::string policy = "search";
-  std::string model;  // the llm policy's profile
+  // The llm policy's: as `ekb generate` takes them (docs/GENERATION.md).
+  std::string model;
+  std::string models_path;
+  std::optional<double> temperature;
+  bool replay = false;
+  bool no_cache = false;
+  std::string cache_dir;
+  std::string log_path;  // default: OUT/llm-requests.jsonl
   ir::Target backend = ir::Target::Cpu;
   std::string budget = "evaluations=16";
   std::string out;
@@ -35,10 +46,33 @@ std::string optional_text(const std::optional<double>& x, const char* format) {
   return x ? fmt::format(fmt::runtime(format), *x) : "-";
 }
 
+// The policy the options name; the llm policy's configuration and key problems are usage errors.
+std::unique_ptr<agent::Policy> make_policy(const AgentCommandOptions& o) {
+  if (o.policy == "search") {
+    if (!o.model.empty()) throw UsageError("--model is the llm policy's\n  hint: --policy llm --model PROFILE");
+    return std::make_unique<agent::SearchPolicy>(o.seed);
+  }
+  if (o.policy != "llm") throw UsageError("unknown policy '" + o.policy + "'\n  hint: --policy search or llm");
+  if (o.model.empty()) throw UsageError("the llm policy needs a model profile\n  hint: --model PROFILE (docs/GENERATION.md)");
+  if (o.replay && o.no_cache) throw UsageError("--replay reads the response cache: it cannot go with --no-cache");
+  agent::LlmPolicyOptions options;
+  options.profile = o.model;
+  options.models_path = o.models_path;
+  options.temperature = o.temperature;
+  options.cache_mode = o.replay ? llm::CacheMode::Replay : o.no_cache ? llm::CacheMode::Off : llm::CacheMode::ReadWrite;
+  options.cache_dir = o.cache_dir;
+  options.log_path = o.log_path.empty() ? (std::filesystem::path(o.out) / "llm-requests.jsonl").string() : o.log_path;
+  std::filesystem::create_directories(std::filesystem::path(options.log_path).parent_path());
+  try {
+    return agent::make_llm_policy(options);
+  } catch (const llm::ConfigError& e) {
+    throw UsageError(e.what());
+  } catch (const llm::MissingApiKey& e) {
+    throw UsageError(e.what());
+  }
+}
+
 void run_agent_command(Context& ctx, AgentCommandOptions& o) {
-  if (o.policy == "llm") throw UsageError("the llm policy is not built yet\n  hint: --policy search");
-  if (o.policy != "search") throw UsageError("unknown policy '" + o.policy + "'\n  hint: --policy search or llm");
-  if (!o.model.empty()) throw UsageError("--model is the llm policy's\n  hint: --policy llm --model PROFILE");
   agent::AgentOptions options;
   try {
     options.budget = agent::parse_budget(o.budget);
@@ -62,7 +96,8 @@ void run_agent_command(Context& ctx, AgentCommandOptions& o) {
   options.reference_cache = cache ? &*cache : nullptr;
   options.calibration = results::load_calibration_file(std::string(backend->name()), backend->device_info().name);
 
-  agent::SearchPolicy policy(o.seed);
+  std::unique_ptr<agent::Policy> made = make_policy(o);
+  agent::Policy& policy = *made;
   fmt::print(stderr, "leka:{} on {} ({}), {} workloads, budget {} per workload{}\n", policy.name(), backend->name(),
              backend->device_info().name, selected.size(), o.budget,
              options.calibration ? "" : " (no calibration: no roofline fractions; `ekb calibrate` measures one)");
@@ -87,7 +122,14 @@ void add_agent_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("agent", "LEKA: optimize workloads one IR layer at a time (docs/AGENT.md)");
   cmd->add_option("--policy", o->policy, "What proposes the candidates: search (no model) or llm (a model profile)")
       ->capture_default_str();
-  cmd->add_option("--model", o->model, "The llm policy's model profile (docs/GENERATION.md)");
+  cmd->add_option("-m,--model", o->model, "The llm policy's model profile (docs/GENERATION.md)");
+  cmd->add_option("--models", o->models_path,
+                  "llm: the models file (TOML; default: $EKB_MODELS, else ./ekb-models.toml, else ~/.config/ekb/models.toml)");
+  cmd->add_option("--temperature", o->temperature, "llm: sampling temperature (default: the profile's)");
+  cmd->add_flag("--replay", o->replay, "llm: answer only from the response cache (a missing answer stops the run)");
+  cmd->add_flag("--no-cache", o->no_cache, "llm: ask the server every time and store nothing");
+  cmd->add_option("--cache-dir", o->cache_dir, "llm: cache root (default: $EKB_CACHE_DIR, else ~/.cache/ekb)");
+  cmd->add_option("--log", o->log_path, "llm: JSONL log of every request and response (default: OUT/llm-requests.jsonl)");
   add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
   cmd->add_option("--budget", o->budget,
                   "Limits per workload, KEY=VALUE joined by commas: evaluations, wall (seconds), llm_calls, "

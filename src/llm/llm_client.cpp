@@ -44,8 +44,8 @@ LlmClient::LlmClient(ModelProfile profile, ClientOptions options)
       cache_(options_.cache_root),
       log_(options_.log_path, {api_key_}) {}
 
-CallOutcome LlmClient::complete(const ChatRequest& request, int sample) {
-  const std::string key = ResponseCache::key(profile_, request, sample);
+CallOutcome LlmClient::complete(const ChatRequest& request, int sample, std::string_view cache_identity) {
+  const std::string key = ResponseCache::key(profile_, request, sample, cache_identity);
   if (options_.cache_mode != CacheMode::Off) {
     if (auto stored = cache_.find(key)) {
       CallOutcome out;

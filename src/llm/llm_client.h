@@ -56,7 +56,9 @@ class LlmClient {
   LlmClient(ModelProfile profile, ClientOptions options);
 
   // Never throws for server or network trouble (that is a failed outcome); throws ReplayMiss.
-  CallOutcome complete(const ChatRequest& request, int sample);
+  // `cache_identity`, when not empty, stands for the user prompt in the cache's key
+  // (ResponseCache::key): the server is still sent the whole request.
+  CallOutcome complete(const ChatRequest& request, int sample, std::string_view cache_identity = {});
 
   const ModelProfile& profile() const { return profile_; }
   int peak_concurrency() const { return limiter_.in_flight_peak(); }

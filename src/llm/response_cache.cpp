@@ -20,11 +20,13 @@ std::string prompt_hash(std::string_view text) {
 
 ResponseCache::ResponseCache(const std::string& cache_root) : files_(cache_root, "llm") {}
 
-std::string ResponseCache::key(const ModelProfile& profile, const ChatRequest& request, int sample) {
+std::string ResponseCache::key(const ModelProfile& profile, const ChatRequest& request, int sample,
+                               std::string_view identity) {
   // Everything that determines the answer, nothing that does not (the profile's name, timeouts,
   // retries, prices, the key). The version tag changes when the stored format does.
   return runtime::content_key({"ekb.llm-cache/1", api_kind_name(profile.api), profile.endpoint, profile.model,
-                               request.system, request.user, fmt::format("{:.6g}", request.temperature),
+                               request.system, identity.empty() ? request.user : "identity:" + std::string(identity),
+                               fmt::format("{:.6g}", request.temperature),
                                std::to_string(request.max_tokens), std::to_string(sample)});
 }
 

@@ -32,7 +32,11 @@ class ResponseCache {
   // `cache_root` is the project's cache directory; entries go to its llm/ subdirectory.
   explicit ResponseCache(const std::string& cache_root);
 
-  static std::string key(const ModelProfile& profile, const ChatRequest& request, int sample);
+  // `identity`, when not empty, stands for the user prompt: a caller whose prompt carries noise (an
+  // agent's measured times) keys the answer on what it depends on, so that a replay whose
+  // measurements differ still finds it.
+  static std::string key(const ModelProfile& profile, const ChatRequest& request, int sample,
+                         std::string_view identity = {});
   std::optional<StoredCall> find(const std::string& key) const;
   void store(const std::string& key, const StoredCall& call) const;  // best effort: failures are ignored
   const std::string& directory() const { return files_.directory(); }
