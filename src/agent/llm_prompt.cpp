@@ -40,7 +40,8 @@ std::string num(double v) { return fmt::format("{:.3g}", v); }
 // "3.ekb:14:17"): the loop's output directory is no part of the feedback, and a replay elsewhere
 // must ask the same question.
 std::string without_directories(const std::string& message) {
-  static const std::regex path(R"((^|[\s'"(])(?:/[^/\s:'"]+)+/([^/\s:'"]+))");
+  // Runs of slashes count as one ("/tmp//run/...", as a TMPDIR with a trailing slash makes).
+  static const std::regex path(R"((^|[\s'"(])(?:/+[^/\s:'"]+)+/+([^/\s:'"]+))");
   return std::regex_replace(message, path, "$1$2");
 }
 

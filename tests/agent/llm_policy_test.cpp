@@ -197,7 +197,7 @@ TEST_F(LlmPolicyTest, TheNextPromptCarriesTheLastStepsDiagnostics) {
   LlmPolicy policy(profile(), client(), 0.0);
   AgentState s = state();
   s.history.push_back(step(1, Layer::Schedule, "schedule: +vectorize(C, q, 8)", "verify",
-                           "/tmp/run/linalg.matmul/tiny.steps/1.ekb:14:3: error: vectorize(C, q, 8): C has no loop 'q' (loops: i, j, k)"));
+                           "/tmp//run/linalg.matmul/tiny.steps/1.ekb:14:3: error: vectorize(C, q, 8): C has no loop 'q' (loops: i, j, k)"));
   policy.propose(s);
   s.history.push_back(step(2, Layer::Schedule, "schedule: +split(C, k, 4, ko, ki)", "correctness",
                            "C[3, 5] = 1.5, expected 1.25 (first); C[7, 7] = 9, expected 2 (worst)"));
