@@ -26,16 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The extension of a source solution for the backend (docs/SOLUTIONS.md).
-std::string source_extension(ir::Target target) {
-  switch (target) {
-    case ir::Target::Cpu: return ".c";
-    case ir::Target::Cuda: return ".cu";
-    case ir::Target::OpenCL: return ".cl";
-  }
-  return ".c";
-}
-
 void write_text(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::trunc);
@@ -186,7 +176,7 @@ class Loop {
     const std::string text = is_source ? candidate.source : candidate.ir_text();
     step.diff = unified_diff(best_.source.empty() ? best_.ir_text() : best_.source, text);
     const fs::path file =
-        steps_dir_ / (std::to_string(index) + (is_source ? source_extension(backend_.target()) : ".ekb"));
+        steps_dir_ / (std::to_string(index) + (is_source ? eval::source_solution_extension(backend_.target()) : ".ekb"));
     write_text(file, text);
     if (!is_source) {
       step.message = verify_ir(file.string(), inst_, backend_.target());
@@ -232,7 +222,7 @@ class Loop {
     const bool is_source = !best_.source.empty();
     remove_old_solution(pattern_dir_, w_.workload->name);
     const fs::path file =
-        pattern_dir_ / (w_.workload->name + (is_source ? source_extension(backend_.target()) : ".ekb"));
+        pattern_dir_ / (w_.workload->name + (is_source ? eval::source_solution_extension(backend_.target()) : ".ekb"));
     write_text(file, is_source ? best_.source : best_.ir_text());
     eval::CandidateResult r = eval::evaluate_candidate(backend_, reference_, baseline_, candidate_ref(file), o_.final_eval);
     ++spent_.evaluations;

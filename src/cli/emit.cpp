@@ -46,15 +46,6 @@ const std::string& single_workload(const EmitOptions& o) {
   return o.names.front();
 }
 
-std::string source_extension(ir::Target target) {
-  switch (target) {
-    case ir::Target::Cpu: return ".c";
-    case ir::Target::Cuda: return ".cu";
-    case ir::Target::OpenCL: return ".cl";
-  }
-  return "";
-}
-
 // --out DIR: every selected workload's TVM source as a solution file; a workload TVM cannot compile
 // gets none and is listed (exit code 1 when there is one).
 void write_tvm_solutions(Context& ctx, const EmitOptions& o) {
@@ -67,7 +58,7 @@ void write_tvm_solutions(Context& ctx, const EmitOptions& o) {
     const std::string name = w.full_name();
     try {
       tvm::TvmOutput out = tvm::compile(suite::bind_workload(w), o.backend);
-      const fs::path path = fs::path(o.out) / (name + source_extension(o.backend));
+      const fs::path path = fs::path(o.out) / (name + eval::source_solution_extension(o.backend));
       fs::create_directories(path.parent_path());
       std::ofstream(path, std::ios::binary) << out.source.text;
       ++written;
@@ -76,7 +67,7 @@ void write_tvm_solutions(Context& ctx, const EmitOptions& o) {
       failed.push_back(name + ": " + why.substr(0, why.find('\n')).substr(0, 200));
     }
   }
-  fmt::print("{} of {} workloads written to {} ({})\n", written, selected.size(), o.out, source_extension(o.backend));
+  fmt::print("{} of {} workloads written to {} ({})\n", written, selected.size(), o.out, eval::source_solution_extension(o.backend));
   for (const std::string& f : failed) fmt::print("  no source: {}\n", f);
   if (!failed.empty()) g_exit_code = 1;
 }

@@ -146,6 +146,15 @@ std::optional<std::string> whole_pattern_types(const std::string& stem, const ir
 
 }  // namespace
 
+std::string source_solution_extension(ir::Target target, bool cpp) {
+  switch (target) {
+    case ir::Target::Cpu: return cpp ? ".cpp" : ".c";
+    case ir::Target::Cuda: return ".cu";
+    case ir::Target::OpenCL: return ".cl";
+  }
+  return ".c";
+}
+
 std::string workload_type_signature(const ir::Pattern& pattern, const ir::Workload& workload) {
   std::string out;
   for (const auto& t : pattern.type_params) {

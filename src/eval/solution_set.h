@@ -44,6 +44,10 @@ inline constexpr int kDefaultTuneTrials = 64;
 // all.TYPES.EXT (all.f16.c) is used for the workloads with that signature, before all.EXT.
 std::string workload_type_signature(const ir::Pattern& pattern, const ir::Workload& workload);
 
+// A source solution's file extension for the backend (docs/SOLUTIONS.md): ".c" or, for C++,
+// ".cpp" on cpu; ".cu" on cuda; ".cl" on opencl.
+std::string source_solution_extension(ir::Target target, bool cpp = false);
+
 // Every candidate for the selected workloads, in selection order, samples ascending. A workload
 // with no file gets one missing entry. `dir` == "native" selects the default lowering itself,
 // `dir` == "tvm" TVM's compilation of each workload (tvm::kTvmDefault), `dir` == "tvm-tuned" its

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "codegen/target.h"  // code_fence_language
+#include "eval/solution_set.h"
 
 namespace ekb::llm {
 
@@ -73,12 +74,7 @@ bool looks_like_cpp(const std::string& language, const std::string& code) {
 }
 
 std::string extension_for(Target target, const CodeBlock& b) {
-  switch (target) {
-    case Target::Cpu: return looks_like_cpp(b.language, b.code) ? ".cpp" : ".c";
-    case Target::Cuda: return ".cu";
-    case Target::OpenCL: return ".cl";
-  }
-  return "";
+  return eval::source_solution_extension(target, target == Target::Cpu && looks_like_cpp(b.language, b.code));
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "codegen/signature.h"
 #include "eval/calibration.h"
 #include "eval/candidate_evaluation.h"
+#include "eval/solution_set.h"
 #include "eval/workload_reference.h"
 #include "runtime/compile_cache.h"
 #include "runtime/paths.h"
@@ -69,14 +70,6 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-std::string solution_extension(ir::Target target, const std::string& language) {
-  switch (target) {
-    case ir::Target::Cuda: return ".cu";
-    case ir::Target::OpenCL: return ".cl";
-    case ir::Target::Cpu: return language == "cpp" ? ".cpp" : ".c";
-  }
-  return ".c";
-}
 
 std::vector<std::string> argument_names(const ir::Instance& inst) {
   std::vector<std::string> names;
@@ -309,7 +302,7 @@ WorkspaceInfo create_workspace(const suite::WorkloadEntry& w, const CreateOption
   info.id = random_id();
   info.workload = w.full_name();
   info.backend = std::string(ir::target_name(target));
-  info.solution_file = "solution" + solution_extension(target, opt.language);
+  info.solution_file = "solution" + eval::source_solution_extension(target, opt.language == "cpp");
   info.created = eval::utc_timestamp_now();
   info.created_unix_s = unix_now();
   info.suite_dir = opt.suite_dir;
