@@ -149,11 +149,34 @@ def answer(request_path, result_path):
         json.dump(result, f)
 
 
+def exit_with_parent():
+    """An ekb that is killed leaves its bridge mid-request (a MetaSchedule search runs for
+    minutes): when the parent is gone, end the bridge's process group, which ekb made it lead
+    (src/tvm/bridge_server.cpp), MetaSchedule's workers with it. Started by hand outside its own
+    group, it ends only itself."""
+    import os
+    import signal
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1)
+        if os.getpgrp() == os.getpid():
+            os.killpg(0, signal.SIGKILL)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def serve():
     """Requests from stdin until it closes. The protocol keeps a private copy of stdout: whatever
     TVM or MetaSchedule prints goes to stderr (ekb's log of this process), never into a reply."""
     import os
 
+    exit_with_parent()
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
