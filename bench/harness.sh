@@ -39,6 +39,13 @@ print(f"{sys.argv[2]:>5}: {wall:7.1f} s wall for {len(rs)} workloads ({wall/len(
 kernel = sum((r["time_ms"]["median"] * r["time_ms"]["runs"] + r["baseline_ms"]["median"] * r["baseline_ms"]["runs"]) / 1e3
              for r in rs if r.get("time_ms") and r.get("baseline_ms"))
 print(f"       timed kernel calls about {kernel:.1f} s of the {wall:.1f} s (the rest is the harness's own work)")
+# The same per timed call: a figure that does not grow with the rounds the noise forces (more
+# rounds are more calls), unlike the wall time.
+calls = sum(r["time_ms"]["runs"] + r["baseline_ms"]["runs"] for r in rs if r.get("time_ms") and r.get("baseline_ms"))
+timing = sum(r["cost"]["time_s"] for r in rs if r.get("cost") and r.get("time_ms") and r.get("baseline_ms"))
+if calls:
+    print(f"       timing phases {timing:.1f} s for {calls} timed calls: the harness's own work "
+          f"{1e3 * (timing - kernel) / calls:.3f} ms per call")
 sp = [r["speedup"] for r in rs if r.get("speedup")]
 if sp:
     sp.sort()
