@@ -5,7 +5,7 @@
 #     caches (compile and reference), then a warm re-run. Target: warm under 60 s for 100 on 2 cores.
 #  2. Fidelity: the demo set evaluated 5 times; per workload, the spread of its speedup.
 #     Target: within +-5% (p90 across workloads of >= 1 ms).
-# Usage: bench/harness.sh [N] [build dir]
+# Usage: bench/harness.sh [N] [build dir]   ($EKB_HARNESS_PARTS: "overhead", "fidelity" or both, the default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-100}"
@@ -19,8 +19,9 @@ import json, sys
 ws = [w['name'] for w in json.load(sys.stdin)]
 n = len(ws) if '$n' == 'all' else min(int('$n'), len(ws))
 print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
-echo "== overhead: ${#names[@]} workloads, native default lowering vs itself"
-for pass in cold warm; do
+[[ " ${EKB_HARNESS_PARTS:-overhead fidelity} " == *" overhead "* ]] && overhead_passes=(cold warm) || overhead_passes=()
+[ ${#overhead_passes[@]} -gt 0 ] && echo "== overhead: ${#names[@]} workloads, native default lowering vs itself"
+for pass in "${overhead_passes[@]}"; do
   start=$(date +%s.%N)
   "$ekb" eval -s native --db "$work/overhead.db" --run "overhead-$pass" --json "$work/$pass.json" \
     "${names[@]}" > "$work/$pass.log" 2>&1
@@ -52,6 +53,8 @@ if sp:
     print(f"       self-speedup (should be 1.0): median {st.median(sp):.3f}, p5 {sp[len(sp)//20]:.3f}, p95 {sp[-1-len(sp)//20]:.3f}")
 PY
 done
+
+[[ " ${EKB_HARNESS_PARTS:-overhead fidelity} " == *" fidelity "* ]] || exit 0
 
 # The demo set's correct solutions, each also used for every workload of its pattern (`all.EXT`:
 # they read their shapes from the params), so that workloads of >= 1 ms are in the sample too.
