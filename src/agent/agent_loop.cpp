@@ -17,6 +17,7 @@
 #include "ir/printer.h"
 #include "lower/lower.h"
 #include "lower/schedule_error.h"
+#include "runtime/paths.h"
 
 namespace ekb::agent {
 
@@ -25,13 +26,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 // The directive table's rows of `layer` that have a meaning on `target`, as their syntax and doc.
 std::vector<std::string> legal_directives(Layer layer, ir::Target target) {
@@ -177,7 +171,7 @@ class Loop {
     step.diff = unified_diff(best_.source.empty() ? best_.ir_text() : best_.source, text);
     const fs::path file =
         steps_dir_ / (std::to_string(index) + (is_source ? eval::source_solution_extension(backend_.target()) : ".ekb"));
-    write_text(file, text);
+    runtime::write_file_atomically(file.string(), text);
     if (!is_source) {
       step.message = verify_ir(file.string(), inst_, backend_.target());
       if (!step.message.empty()) {
@@ -223,7 +217,7 @@ class Loop {
     remove_old_solution(pattern_dir_, w_.workload->name);
     const fs::path file =
         pattern_dir_ / (w_.workload->name + (is_source ? eval::source_solution_extension(backend_.target()) : ".ekb"));
-    write_text(file, is_source ? best_.source : best_.ir_text());
+    runtime::write_file_atomically(file.string(), is_source ? best_.source : best_.ir_text());
     eval::CandidateResult r = eval::evaluate_candidate(backend_, reference_, baseline_, candidate_ref(file), o_.final_eval);
     ++spent_.evaluations;
     FinalRecord f;
@@ -243,7 +237,8 @@ class Loop {
     meta.backend = std::string(ir::target_name(backend_.target()));
     meta.ledger = f.spent;
     meta.latency_s = f.spent.wall_s;
-    write_text(pattern_dir_ / eval::meta_file_name(w_.workload->name, 0), eval::to_json(meta).dump(2) + "\n");
+    runtime::write_file_atomically((pattern_dir_ / eval::meta_file_name(w_.workload->name, 0)).string(),
+                                   eval::to_json(meta).dump(2) + "\n");
     return f;
   }
 

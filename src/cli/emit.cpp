@@ -9,7 +9,6 @@
 #include <fmt/core.h>
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "cli/commands.h"
@@ -20,6 +19,7 @@
 #include "lir/loop_ir.h"
 #include "lower/lower.h"
 #include "lower/schedule_error.h"
+#include "runtime/paths.h"
 #include "suite/suite.h"
 #include "tvm/tvm_compiler.h"
 
@@ -58,9 +58,8 @@ void write_tvm_solutions(Context& ctx, const EmitOptions& o) {
     const std::string name = w.full_name();
     try {
       tvm::TvmOutput out = tvm::compile(suite::bind_workload(w), o.backend);
-      const fs::path path = fs::path(o.out) / (name + eval::source_solution_extension(o.backend));
-      fs::create_directories(path.parent_path());
-      std::ofstream(path, std::ios::binary) << out.source.text;
+      runtime::write_file_atomically((fs::path(o.out) / (name + eval::source_solution_extension(o.backend))).string(),
+                                     out.source.text);
       ++written;
     } catch (const tvm::CompileError& e) {
       std::string why = e.what();

@@ -111,12 +111,12 @@ eval::SolutionMeta generate_sample(llm::LlmClient& client, const GenerateOptions
     r.status = "no_code";
     r.error = e.no_code_reason;
   } else {
-    llm::write_file_atomically(llm::sample_code_path(o.out, job.prompt->workload, job.sample, e.code->extension),
+    runtime::write_file_atomically(llm::sample_code_path(o.out, job.prompt->workload, job.sample, e.code->extension),
                                e.code->code);
     r.status = "ok";
   }
   // The record last: it is what marks the sample done for a resumed run.
-  llm::write_file_atomically(llm::sample_meta_path(o.out, job.prompt->workload, job.sample), eval::to_json(r).dump(1) + "\n");
+  runtime::write_file_atomically(llm::sample_meta_path(o.out, job.prompt->workload, job.sample), eval::to_json(r).dump(1) + "\n");
   return r;
 }
 

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "runtime/paths.h"
 #include "eval/solution_meta.h"
 #include "suite/selection.h"
 #include "tvm/gpu_tuning.h"
@@ -50,12 +51,6 @@ struct SelectOptions {
   std::string records;    // default: <cache>/tvm-records
 };
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (!f) throw std::runtime_error("cannot write " + path.string());
-}
-
 std::string read_text(const fs::path& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw UsageError("cannot read " + path.string());
@@ -70,14 +65,14 @@ void write_sample(const fs::path& out, const suite::WorkloadEntry& w, int n, ir:
   const fs::path dir = out / w.pattern->name();
   fs::create_directories(dir);
   const std::string ext = backend == ir::Target::Cuda ? ".cu" : ".cl";
-  write_text(dir / (w.workload->name + ".s" + std::to_string(n) + ext), source);
+  runtime::write_file_atomically((dir / (w.workload->name + ".s" + std::to_string(n) + ext)).string(), source);
   eval::SolutionMeta meta;
   meta.method = method;
   meta.sample = n;
   meta.backend = std::string(ir::target_name(backend));
   json j = eval::to_json(meta);
   j.update(extra);
-  write_text(dir / eval::meta_file_name(w.workload->name, n), j.dump(1) + "\n");
+  runtime::write_file_atomically((dir / eval::meta_file_name(w.workload->name, n)).string(), j.dump(1) + "\n");
 }
 
 void run_candidates(Context& ctx, CandidatesOptions& o) {
@@ -149,7 +144,7 @@ void run_candidates(Context& ctx, CandidatesOptions& o) {
     with_tuned += sampled.empty() ? 0 : 1;
   }
   if (!tvm_version.empty()) summary["tvm_version"] = tvm_version;
-  write_text(out / kTuningFile, summary.dump(1) + "\n");
+  runtime::write_file_atomically((out / kTuningFile).string(), summary.dump(1) + "\n");
   fmt::print("{} of {} workloads written to {} ({} with sampled schedules, K = {}, seed {})\n", written,
              selected.size(), out.string(), with_tuned, o.count, o.seed);
 }

@@ -1,12 +1,8 @@
 #include "llm/sample_files.h"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 
 #include "eval/solution_meta.h"
 
@@ -22,24 +18,6 @@ std::string sample_meta_path(const std::string& dir, const std::string& workload
 std::string sample_code_path(const std::string& dir, const std::string& workload_full_name, int sample,
                              const std::string& extension) {
   return fmt::format("{}/{}.s{}{}", dir, workload_full_name, sample, extension);
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const std::string tmp = fmt::format("{}.tmp-{}-{}", path, ::getpid(), counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot write " + path + ": " + ec.message());
-  }
 }
 
 void remove_sample_code(const std::string& dir, const std::string& workload_full_name, int sample) {

@@ -24,4 +24,8 @@ std::string default_worker_executable();
 // Creates `dir` and its parents (mode 0755); throws std::runtime_error on failure.
 void make_directories(const std::string& dir);
 
+// Writes `text` to `path` through a temporary file and a rename, so that a killed writer leaves the
+// file whole or absent; creates the directory. Throws std::runtime_error.
+void write_file_atomically(const std::string& path, const std::string& text);
+
 }  // namespace ekb::runtime
