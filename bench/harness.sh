@@ -47,6 +47,10 @@ timing = sum(r["cost"]["time_s"] for r in rs if r.get("cost") and r.get("time_ms
 if calls:
     print(f"       timing phases {timing:.1f} s for {calls} timed calls: the harness's own work "
           f"{1e3 * (timing - kernel) / calls:.3f} ms per call")
+    # Its own CPU (the evaluating thread's, kernels run in the worker): what the machine's noise
+    # moves least, the figure to compare builds with.
+    cpu = sum(r["cost"].get("time_cpu_s", 0) for r in rs if r.get("cost") and r.get("time_ms") and r.get("baseline_ms"))
+    print(f"       the harness's own CPU in the timing phases: {cpu:.1f} s, {1e3 * cpu / calls:.3f} ms per timed call")
 sp = [r["speedup"] for r in rs if r.get("speedup")]
 if sp:
     sp.sort()

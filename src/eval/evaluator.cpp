@@ -1,6 +1,7 @@
 #include "eval/evaluator.h"
 
 #include <chrono>
+#include <ctime>
 #include <memory>
 #include <thread>
 
@@ -14,6 +15,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// CPU time of the calling thread (its own work, not the worker's nor time spent waiting).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 constexpr int kBaselineSlot = 0;
 constexpr int kCandidateSlot = 1;
@@ -138,12 +146,14 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
 
   // ---- timing, interleaved with the baseline ----
   const auto t_time = Clock::now();
+  const double cpu_time = thread_cpu_seconds();
   TimingOptions to = options.timing;
   to.flush = !inst.workload->has_tag("warm");
   FreshInputs fresh(workload, random_trials);
   const StealMeter steal;
   TimingOutcome tt = time_interleaved(*session, workload, kBaselineSlot, kCandidateSlot, fresh, to);
   r.cost.time_s = seconds_since(t_time);
+  r.cost.time_cpu_s = thread_cpu_seconds() - cpu_time;
   r.cpu_steal = steal.fraction();
   if (!tt.ok()) {
     if (tt.baseline_failed) return fail(ErrorKind::Internal, "the baseline failed while being timed: " + tt.message);

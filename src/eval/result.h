@@ -28,6 +28,10 @@ struct EvalCost {
   double compile_s = 0;
   double check_s = 0;
   double time_s = 0;
+  // The evaluating thread's own CPU time in the timing phase: the harness's work (deriving inputs,
+  // poisoning, checks, comparisons), not the kernels' (they run in the worker) nor waiting. Unlike
+  // time_s it does not grow when the machine is busy.
+  double time_cpu_s = 0;
   bool compile_cached = false;
 };
 

@@ -19,7 +19,7 @@ namespace {
 // 1: runs, results, calibrations. 2: the budget ledger of each result (columns method .. wall_s).
 // 3: max_error_ratio, how close each result came to its tolerance; the speedup's 95% interval and
 // the CPU steal time while timing. 4: the baseline each result was measured against.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 // synchronous=FULL makes each commit durable even across power loss; one fsync per evaluated
 // candidate is negligible next to compiling and timing it.
@@ -115,8 +115,15 @@ constexpr const char* kAddBaseline = R"sql(
 ALTER TABLE results ADD COLUMN baseline TEXT;
 )sql";
 
+// Schema 4 -> 5: the harness thread's own CPU time in the timing phase (eval::EvalCost::time_cpu_s);
+// NULL for results stored before.
+constexpr const char* kAddTimeCpu = R"sql(
+ALTER TABLE results ADD COLUMN time_cpu_s REAL;
+)sql";
+
 // kMigrations[v] takes a database at schema version v to v + 1 (0: a new, empty file).
-constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger, kAddErrorRatio, kAddBaseline};
+constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger, kAddErrorRatio, kAddBaseline,
+                                                      kAddTimeCpu};
 
 constexpr const char* kResultColumns =
     "workload, solution, sample, task, backend, compiled, correct, error, message, "
@@ -124,8 +131,8 @@ constexpr const char* kResultColumns =
     "baseline_median_ms, baseline_p25_ms, baseline_p75_ms, baseline_runs, "
     "speedup, max_abs_error, compile_s, check_s, time_s, compile_cached, "
     "method, model, llm_calls, input_tokens, output_tokens, cost_usd, evaluations, wall_s, max_error_ratio, "
-    "speedup_low, speedup_high, cpu_steal, baseline";
-constexpr int kResultColumnCount = 36;
+    "speedup_low, speedup_high, cpu_steal, baseline, time_cpu_s";
+constexpr int kResultColumnCount = 37;
 
 constexpr const char* kRunColumns =
     "r.id, r.created, r.backend, r.device, r.options, r.solutions_dir, r.selection, r.finished, "
@@ -429,6 +436,7 @@ bool ResultStore::add(const std::string& run, const eval::CandidateResult& r) {
     bind_optional(q, i++, r.cpu_steal >= 0 ? std::optional<double>(r.cpu_steal) : std::nullopt);
     if (r.baseline_info.is_native_default()) q.bind(i++);
     else q.bind(i++, eval::to_json(r.baseline_info).dump());
+    q.bind(i++, r.cost.time_cpu_s);
     return q.exec() == 1;
   } catch (const SQLite::Exception& e) {
     if (!this->run(run)) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
@@ -468,6 +476,7 @@ std::vector<eval::CandidateResult> ResultStore::results(const std::string& run) 
     if (!q.getColumn(34).isNull()) r.cpu_steal = q.getColumn(34).getDouble();
     if (!q.getColumn(35).isNull())
       r.baseline_info = eval::baseline_info_from_json(nlohmann::json::parse(q.getColumn(35).getString()));
+    if (!q.getColumn(36).isNull()) r.cost.time_cpu_s = q.getColumn(36).getDouble();
     out.push_back(std::move(r));
   }
   return out;

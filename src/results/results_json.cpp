@@ -63,6 +63,7 @@ nlohmann::json result_json(const ScoredResult& s) {
        {{"compile_s", r.cost.compile_s},
         {"check_s", r.cost.check_s},
         {"time_s", r.cost.time_s},
+        {"time_cpu_s", r.cost.time_cpu_s},
         {"compile_cached", r.cost.compile_cached}}},
   };
   if (r.provenance) {

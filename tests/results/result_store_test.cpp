@@ -21,6 +21,7 @@ TEST(ResultStore, RoundTripsEveryField) {
 
   eval::CandidateResult ok = make_result("nn.x/1", 0, true, 1.75);
   ok.cost.compile_cached = true;
+  ok.cost.time_cpu_s = 0.125;
   ok.max_error_ratio = 0.93;  // passed using 93% of the worst element's allowed error
   ok.speedup_low = 1.7;
   ok.speedup_high = 1.8;
@@ -55,6 +56,7 @@ TEST(ResultStore, RoundTripsEveryField) {
   EXPECT_DOUBLE_EQ(a.cost.compile_s, 1.5);
   EXPECT_DOUBLE_EQ(a.cost.check_s, 0.25);
   EXPECT_DOUBLE_EQ(a.cost.time_s, 2.0);
+  EXPECT_DOUBLE_EQ(a.cost.time_cpu_s, 0.125);
   EXPECT_TRUE(a.cost.compile_cached);
   ASSERT_TRUE(a.max_error_ratio);
   EXPECT_DOUBLE_EQ(*a.max_error_ratio, 0.93);
