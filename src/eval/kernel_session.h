@@ -71,6 +71,9 @@ class KernelSession {
   // outputs, which are copied into *outputs (when given) for the caller to compare with another
   // kernel's.
   CallResult call_on(int slot, const CallSpec& spec, InputBuffers* outputs);
+  // Output `o` of the last call as it lies in the arena (no copy): valid until the next call or
+  // write, and only after a call without an async window (that one compares a snapshot).
+  const uint8_t* output_in_arena(size_t o) const { return arena_->data(ref_.interface().inputs.size() + o); }
 
   bool alive() const { return worker_->alive(); }
   const runtime::Worker& worker() const { return *worker_; }

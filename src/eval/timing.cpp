@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "eval/output_check.h"
@@ -29,14 +30,17 @@ ErrorKind timed_error(ErrorKind e) {
 
 // The candidate's outputs against the baseline's on the same inputs (no reference exists for
 // them). Both lie within the tolerance of the exact answer, so they may differ by twice it.
-CallResult agree_with_baseline(const KernelInterface& k, const InputBuffers& candidate,
-                               const InputBuffers& baseline, int candidate_poison) {
+// Outputs are given as pointers to each output's bytes: one kernel's copied after its call, the
+// other's read in place in the arena right after its own.
+CallResult agree_with_baseline(const KernelInterface& k, const std::vector<const uint8_t*>& candidate,
+                               const std::vector<const uint8_t*>& baseline, int candidate_poison) {
   CallResult r;
   for (size_t o = 0; o < k.outputs.size() && r.ok(); ++o) {
-    if (candidate[o] == baseline[o]) continue;
     const ir::TensorInstance& t = *k.outputs[o];
-    const ir::TensorData expected = ir::from_bytes(t.type, t.shape, baseline[o].data(), baseline[o].size());
-    OutputVerdict v = check_output(t.decl->name, candidate[o].data(), expected, finite_rms(expected),
+    const size_t bytes = static_cast<size_t>(t.num_bytes());
+    if (std::memcmp(candidate[o], baseline[o], bytes) == 0) continue;
+    const ir::TensorData expected = ir::from_bytes(t.type, t.shape, baseline[o], bytes);
+    OutputVerdict v = check_output(t.decl->name, candidate[o], expected, finite_rms(expected),
                                    candidate_poison, 2.0);
     r.error = v.error;
     r.message = v.message;
@@ -186,21 +190,39 @@ TimingOutcome time_interleaved(KernelSession& session, const WorkloadReference& 
     for (int which = 0; which < 2; ++which)
       shared_call[which] = static_cast<int>(positions() % static_cast<uint64_t>(calls[which]));
     std::vector<double> round_ms[2];
+    CallResult agreed;
     for (int j = 0; j < 2; ++j) {
       const int which = round % 2 == 0 ? j : 1 - j;  // alternate who goes first
       for (int c = 0; c < calls[which]; ++c) {
         const int pattern = (round + c) % kPoisonPatterns;
         const bool shared = c == shared_call[which];
         if (shared) shared_pattern[which] = pattern;
-        CallResult r = call(which, pattern, shared, shared ? &outputs[which] : nullptr);
+        // The first kernel's compared outputs are copied; the second's are compared where they lie,
+        // before its next call overwrites them (a copy of each output per round saved).
+        const bool copy_outputs = shared && j == 0;
+        CallResult r = call(which, pattern, shared, copy_outputs ? &outputs[which] : nullptr);
         if (!r.ok()) return fail(which, r.error, "timed run " + std::to_string(round + 1) + ": " + r.message);
         samples[which].push_back(r.ms);
         round_ms[which].push_back(r.ms);
         total_ms[which] += r.ms;
         last_ms[which] = r.ms;
+        if (shared && j == 1) {
+          std::vector<const uint8_t*> here(k.outputs.size()), copied(k.outputs.size());
+          for (size_t o = 0; o < k.outputs.size(); ++o) {
+            here[o] = session.output_in_arena(o);
+            copied[o] = outputs[1 - which][o].data();
+          }
+          agreed = which == 1 ? agree_with_baseline(k, here, copied, shared_pattern[1])
+                              : agree_with_baseline(k, copied, here, shared_pattern[1]);
+          // The candidate's outputs stay at hand for the reference's verdict below.
+          if (!agreed.ok() && which == 1) {
+            outputs[1].resize(k.outputs.size());
+            for (size_t o = 0; o < k.outputs.size(); ++o)
+              outputs[1][o].assign(here[o], here[o] + k.outputs[o]->num_bytes());
+          }
+        }
       }
     }
-    CallResult agreed = agree_with_baseline(k, outputs[1], outputs[0], shared_pattern[1]);
     if (!agreed.ok()) {
       // Rare (a cheat, or a baseline wrong where the trials did not look): the reference, slow but
       // exact, says whose fault the disagreement is.

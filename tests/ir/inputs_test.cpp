@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 
 #include "ir_test_util.h"
@@ -88,6 +89,36 @@ TEST(Float16, RoundingAndBits) {
     if (b > 0) {
       ASSERT_EQ(next_down(ScalarType::F16, v), f16_value(static_cast<uint16_t>(b - 1)));
     }
+  }
+}
+
+// The vectorizable float conversions agree with the double ones on every finite half, on every
+// midpoint between two halves and a float-ulp either side of it, and on a stride through all
+// floats below the largest half; bf16 the same on a stride through the finite floats.
+TEST(Float16, FloatConversionsAgreeWithTheDoubleOnes) {
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    if ((b & 0x7C00) == 0x7C00) continue;  // infinities and NaNs: out of their contract
+    const auto h = static_cast<uint16_t>(b);
+    ASSERT_EQ(static_cast<double>(f16_to_float(h)), f16_value(h)) << std::hex << b;
+    ASSERT_EQ(float_to_f16(f16_to_float(h)), h == 0x8000 ? 0x8000 : h) << std::hex << b;
+  }
+  auto same_f16 = [](float v) {
+    ASSERT_EQ(float_to_f16(v), f16_bits(v)) << v;
+    ASSERT_EQ(float_to_f16(-v), f16_bits(-v)) << v;
+  };
+  for (uint32_t b = 0; b + 1 < 0x7C00; ++b) {
+    const float mid = static_cast<float>((f16_value(static_cast<uint16_t>(b)) + f16_value(static_cast<uint16_t>(b + 1))) / 2);
+    same_f16(mid);
+    same_f16(std::nextafter(mid, 0.0f));
+    same_f16(std::nextafter(mid, 1e9f));
+  }
+  for (uint32_t u = 0; u < 0x477FF000u; u += 997) same_f16(std::bit_cast<float>(u));
+  EXPECT_EQ(float_to_f16(70000.0f), 0x7BFF);  // saturates where the double routine gives infinity
+  for (uint32_t u = 0; u < 0x7F7F0000u; u += 9973) {
+    const float v = std::bit_cast<float>(u);
+    ASSERT_EQ(float_to_bf16(v), bf16_bits(v)) << v;
+    ASSERT_EQ(float_to_bf16(-v), bf16_bits(-v)) << v;
+    ASSERT_EQ(static_cast<double>(bf16_to_float(bf16_bits(v))), bf16_value(bf16_bits(v)));
   }
 }
 
