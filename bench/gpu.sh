@@ -386,8 +386,12 @@ print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
 shards=${EKB_GPU_SHARDS:-$(( $(nproc) / 2 ))}; [ -z "${EKB_GPU_SHARDS:-}" ] && [ "$shards" -gt 8 ] && shards=8
 [ "$shards" -lt 1 ] && shards=1
 suite_solutions="${EKB_GPU_SUITE_SOLUTIONS:-native}"
-if [ "$suite_solutions" != native ] && [ ! -d "$suite_solutions" ] && [ -e "$suite_solutions.tar.gz" ]; then
-  mkdir -p "$suite_solutions" && tar xzf "$suite_solutions.tar.gz" -C "$suite_solutions"
+# A carried DIR.tar.gz is unpacked afresh (a directory left by an earlier call on a warm machine
+# would hide a newer archive), packed with or without DIR/ as its top folder.
+if [ "$suite_solutions" != native ] && [ -e "$suite_solutions.tar.gz" ] && [ "$suite_solutions.tar.gz" -nt "$suite_solutions" -o ! -d "$suite_solutions" ]; then
+  mkdir -p "$work/suite-solutions" && tar xzf "$suite_solutions.tar.gz" -C "$work/suite-solutions"
+  top="$work/suite-solutions/$(basename "$suite_solutions")"
+  suite_solutions=$([ -d "$top" ] && echo "$top" || echo "$work/suite-solutions")
 fi
 suite_eval() {  # LABEL LIMIT_S RESULTS_FILE BACKEND-ARGS...
   local label=$1 limit=$2 results=$3; shift 3
