@@ -54,8 +54,10 @@ std::string abi_header_path() {
 }
 
 std::string default_cache_dir() {
-  if (std::string env = env_or_empty("EKB_CACHE_DIR"); !env.empty()) return env;
-  if (std::string xdg = env_or_empty("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/ekb";
+  // Absolute, so that the paths under it mean the same to processes started elsewhere (the TVM
+  // bridge runs in its own directory) when the variable is relative.
+  if (std::string env = env_or_empty("EKB_CACHE_DIR"); !env.empty()) return fs::absolute(env).string();
+  if (std::string xdg = env_or_empty("XDG_CACHE_HOME"); !xdg.empty()) return fs::absolute(xdg + "/ekb").string();
   if (std::string home = env_or_empty("HOME"); !home.empty()) return home + "/.cache/ekb";
   return (fs::temp_directory_path() / "ekb-cache").string();
 }

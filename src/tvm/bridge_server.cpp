@@ -188,7 +188,9 @@ std::string pool_key(const BridgeCommand& c) { return c.python + '\n' + c.bridge
 runtime::CommandResult bridge_request(const BridgeCommand& command, const std::string& request_path,
                                       const std::string& result_path, double timeout_s) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-  const std::string line = request_path + '\t' + result_path + '\n';
+  // Absolute: the bridge runs in its own directory (bridge_dir), not the caller's.
+  const std::string line = std::filesystem::absolute(request_path).string() + '\t' +
+                           std::filesystem::absolute(result_path).string() + '\n';
   const std::string key = pool_key(command);
   // A reused bridge may have died while idle (killed from outside): one fresh try then.
   for (int attempt = 0;; ++attempt) {

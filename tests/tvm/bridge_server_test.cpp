@@ -74,6 +74,22 @@ TEST_F(BridgeServerTest, OneBridgeAnswersEveryRequestAndItsStdoutNoiseStaysOutOf
   EXPECT_EQ(first, third);
 }
 
+// The bridge runs in its own directory: paths relative to the caller's (a relative
+// $EKB_CACHE_DIR, as bench/tvm.sh's side-by-side once set it) must reach it resolved.
+TEST_F(BridgeServerTest, RequestPathsRelativeToTheCallersDirectoryReachTheBridge) {
+  const fs::path callers = dir_ / "caller";
+  fs::create_directories(callers / "cache");
+  const fs::path before = fs::current_path();
+  fs::current_path(callers);
+  std::ofstream("cache/req") << "compile";
+  runtime::CommandResult r = bridge_request(command_, "cache/req", "cache/res", 30);
+  fs::current_path(before);
+  ASSERT_TRUE(r.ok()) << r.output;
+  int pid = -1;
+  std::ifstream(callers / "cache" / "res") >> pid;
+  EXPECT_GT(pid, 0);
+}
+
 TEST_F(BridgeServerTest, ABridgeThatDiesFailsThatRequestWithWhatItPrintedAndTheNextStartsAnother) {
   int before = 0, none = 0, after = 0;
   ASSERT_TRUE(ask("compile", before).ok());
