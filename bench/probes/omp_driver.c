@@ -7,7 +7,9 @@
  *   clang -O3 -march=native -fopenmp -fPIC -shared -include include/ekb/ekb_abi.h \
  *     -o rms.so examples/demo-cpu/transformer.rmsnorm/tinyllama_128x2048.c
  *   for i in $(seq 10); do ./omp_driver ./rms.so 128 2048; done
- * Usage: omp_driver KERNEL.so S D [GAP_US] */
+ * With BLOCKS > 1 one process repeats the 300 calls BLOCKS times, BLOCK_GAP_MS apart (idle), a line
+ * each: whether the speed moves within a process over time, or only between processes.
+ * Usage: omp_driver KERNEL.so S D [GAP_US [BLOCKS [BLOCK_GAP_MS]]] */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
   }
   const int64_t S = atoll(argv[2]), D = atoll(argv[3]);
   const int gap_us = argc > 4 ? atoi(argv[4]) : 300;
+  const int blocks = argc > 5 ? atoi(argv[5]) : 1;
+  const int block_gap_ms = argc > 6 ? atoi(argv[6]) : 0;
   void* lib = dlopen(argv[1], RTLD_NOW);
   kernel_fn f = lib ? (kernel_fn)dlsym(lib, "ekb_main") : NULL;
   if (!f) {
@@ -48,15 +52,22 @@ int main(int argc, char** argv) {
   enum { kCalls = 300 };
   double ms[kCalls];
   for (int i = 0; i < 20; ++i) f(x, w, y, S, D);
-  for (int i = 0; i < kCalls; ++i) {
-    const double gap = now_ms();
-    while (now_ms() - gap < gap_us * 1e-3) {
+  for (int b = 0; b < blocks; ++b) {
+    if (b > 0 && block_gap_ms > 0) {
+      const struct timespec pause = {block_gap_ms / 1000, (long)(block_gap_ms % 1000) * 1000000L};
+      nanosleep(&pause, NULL);
     }
-    const double t0 = now_ms();
-    f(x, w, y, S, D);
-    ms[i] = now_ms() - t0;
+    for (int i = 0; i < kCalls; ++i) {
+      const double gap = now_ms();
+      while (now_ms() - gap < gap_us * 1e-3) {
+      }
+      const double t0 = now_ms();
+      f(x, w, y, S, D);
+      ms[i] = now_ms() - t0;
+    }
+    qsort(ms, kCalls, sizeof ms[0], by_value);
+    printf("%.4f %.4f %.4f\n", ms[kCalls / 4], ms[kCalls / 2], ms[3 * kCalls / 4]);
+    fflush(stdout);
   }
-  qsort(ms, kCalls, sizeof ms[0], by_value);
-  printf("%.4f %.4f %.4f\n", ms[kCalls / 4], ms[kCalls / 2], ms[3 * kCalls / 4]);
   return 0;
 }

@@ -11,6 +11,7 @@ reused process gives the result a fresh one would).
 REQUEST: {"backend": "cpu" | "cuda" | "opencl", "native": false, "signature": "void ekb_main(...)",
           "func": <loop IR JSON>,
           "tune": {"trials": N, "records_dir": DIR, "not_tunable": WHY, "device": CPU,
+                   "input_ranges": {input: [lo, hi]} (declared domains, for MetaSchedule's runner),
                    "func": <the loop IR without loop partitioning, for the block form>}   (cpu, tvm-tuned only),
           "gpu_candidates": {"count": K, "seed": S, "func": <as tune's>}
                    (cuda/opencl: sampled schedules instead of a compile, gpu_tune.py)}
@@ -85,7 +86,7 @@ def tuned_cpu(req, result):
     prim_func = build.parse(script)
     try:
         scheduled, report = tune.tuned_func(prim_func, bool(req.get("native", False)), spec["records_dir"],
-                                            spec["trials"])
+                                            spec["trials"], spec.get("input_ranges"), externs)
     except Exception as e:  # MetaSchedule's failure is this workload's note, not a failed compile
         tuning["note"] = "MetaSchedule failed: %s" % (str(e).strip().splitlines() or [type(e).__name__])[-1]
         return None, []

@@ -2,9 +2,11 @@
 directory that ekb names by content hash (docs/TVM.md, "Tuning"): a workload is tuned once per
 device, bridge and TVM, and every later compile applies the records without tuning again."""
 
+import functools
 import hashlib
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 
@@ -75,10 +77,60 @@ def open_database(records_dir):
     )
 
 
-def tune(prim_func, target, records_dir, trials):
+def alloc_in_ranges(arg_ranges, device, args_info, alloc_repeat):
+    """MetaSchedule's f_alloc_argument (run in its runner's worker process): every argument with
+    a range in `arg_ranges` (one entry per parameter, None for outputs and unranged inputs)
+    filled uniformly inside it, the rest at random as MetaSchedule does."""
+    import numpy as np
+    from tvm.s_tir.meta_schedule.runner.local_runner import default_alloc_argument
+
+    repeated = default_alloc_argument(device, args_info, alloc_repeat)
+    rng = np.random.default_rng(0)
+    for args in repeated:
+        for arg, r in zip(args, arg_ranges):
+            shape, dtype = tuple(arg.shape), str(arg.dtype)
+            if r is None or dtype == "bfloat16":  # numpy has no bfloat16; no index is one
+                continue
+            if dtype.startswith("float"):
+                values = rng.uniform(r[0], r[1], size=shape)
+            else:
+                values = rng.integers(int(r[0]), int(r[1]), size=shape, endpoint=True)
+            arg.copyfrom(values.astype(dtype))
+    return repeated
+
+
+def export_with_helpers(helpers_c, mod):
+    """MetaSchedule's f_export (run in its builder's worker process): the candidate's objects as
+    MetaSchedule packs them, plus the shim's helpers that the kernel calls (the runner links
+    them into one library; without them every trial dies loading it)."""
+    from tvm.support.tar import tar
+
+    work = tempfile.mkdtemp(prefix="ekb-tvm-candidate-")
+    source, obj = os.path.join(work, "ekb_tvm_helpers.c"), os.path.join(work, "ekb_tvm_helpers.o")
+    with open(source, "w") as f:
+        f.write("#include <stdint.h>\n#include <string.h>\n" + helpers_c)
+    subprocess.run(["cc", "-O2", "-fPIC", "-c", source, "-o", obj], check=True, capture_output=True)
+    artifact = os.path.join(work, "candidate." + tar.output_format)
+    mod.export_library(artifact, fcompile=tar, addons=[obj])
+    return artifact
+
+
+def argument_ranges(prim_func, input_ranges):
+    """input_ranges ({tensor name: [lo, hi]}, from the request) in the PrimFunc's parameter order."""
+    return [input_ranges.get(p.name) for p in prim_func.params]  # TVM 0.27: a buffer parameter is named as it
+
+
+def tune(prim_func, target, records_dir, trials, input_ranges=None, externs=()):
     """MetaSchedule's search with `trials` measured candidates; its database published as
-    records_dir (written beside it and renamed, so a reader sees all of it or none)."""
+    records_dir (written beside it and renamed, so a reader sees all of it or none). Inputs are
+    measured with values inside input_ranges ({tensor name: [lo, hi]}); the shim helpers named
+    by `externs` are linked into every candidate."""
     from tvm.s_tir import meta_schedule as ms
+
+    from . import shim
+
+    alloc = functools.partial(alloc_in_ranges, argument_ranges(prim_func, input_ranges or {}))
+    export = functools.partial(export_with_helpers, shim.helpers_source(externs)) if externs else None
 
     parent = os.path.dirname(records_dir)
     os.makedirs(parent, exist_ok=True)
@@ -91,8 +143,8 @@ def tune(prim_func, target, records_dir, trials):
             max_trials_global=trials,
             num_trials_per_iter=min(trials, 64),
             num_tuning_cores="logical",
-            builder=ms.builder.LocalBuilder(timeout_sec=BUILD_TIMEOUT_S),
-            runner=ms.runner.LocalRunner(timeout_sec=RUN_TIMEOUT_S),
+            builder=ms.builder.LocalBuilder(timeout_sec=BUILD_TIMEOUT_S, f_export=export),
+            runner=ms.runner.LocalRunner(timeout_sec=RUN_TIMEOUT_S, f_alloc_argument=alloc),
             seed=0,
         )
         if not have_records(work):
@@ -112,7 +164,7 @@ def tune(prim_func, target, records_dir, trials):
             shutil.rmtree(work, ignore_errors=True)
 
 
-def tuned_func(prim_func, native, records_dir, trials):
+def tuned_func(prim_func, native, records_dir, trials, input_ranges=None, externs=()):
     """(the scheduled PrimFunc or None, a report for the result). Tunes only when records_dir has
     no records yet."""
     from tvm.s_tir import meta_schedule as ms
@@ -121,7 +173,7 @@ def tuned_func(prim_func, native, records_dir, trials):
     report = {"trials": trials, "tuned_now": False, "tuning_s": 0.0}
     if not have_records(records_dir):
         start = time.time()
-        tune(prim_func, target, records_dir, trials)
+        tune(prim_func, target, records_dir, trials, input_ranges, externs)
         report["tuned_now"] = True
         report["tuning_s"] = time.time() - start
     report["records"] = records_hash(records_dir)

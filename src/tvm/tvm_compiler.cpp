@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "codegen/signature.h"
+#include "ir/inputs.h"
 #include "lower/lower.h"
 #include "runtime/compile_cache.h"
 #include "runtime/paths.h"
@@ -155,6 +156,15 @@ std::string request_json(const ir::Instance& inst, ir::Target target, const TvmO
     // MetaSchedule gets the stages unpartitioned (boundary reads guarded, one loop nest per
     // definition, as TE writes them): it tiles them itself. The untuned fallback builds "func".
     req["tune"] = {{"trials", options.tune_trials}, {"device", cpu_identity()}, {"not_tunable", why_not_tunable(inst)}};
+    // MetaSchedule's runner fills inputs at random by default; index inputs outside their declared
+    // domains make a gather read far out of bounds and every trial crash.
+    json ranges = json::object();
+    for (const ir::TensorInstance& t : inst.tensors) {
+      if (t.decl->role != ir::TensorRole::Input || t.decl->domain.kind == ir::DomainKind::Spd) continue;
+      const ir::ValueRange r = ir::input_value_range(inst, t);
+      ranges[t.decl->name] = r.is_float ? json::array({r.flo, r.fhi}) : json::array({r.ilo, r.ihi});
+    }
+    req["tune"]["input_ranges"] = std::move(ranges);
     try {
       req["tune"]["func"] = func_to_json(lower_for_tvm(inst, target, false));
     } catch (const std::invalid_argument& e) {

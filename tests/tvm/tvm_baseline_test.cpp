@@ -141,6 +141,20 @@ TEST(TvmTuning, ASmallPureWorkloadIsTunedOnceAndItsRecordsAreReused) {
   fs::remove_all(cache);
 }
 
+// MetaSchedule measures each candidate in a process of its own: a kernel that calls the shim's
+// helpers (reflect borders: ekb_tvm_mirror_index) needs them linked into each candidate. Before,
+// every trial's process died ("LocalRunner: Subprocess terminated") and nothing was tuned.
+TEST(TvmTuning, AKernelThatCallsTheShimsHelpersIsMeasuredAndTuned) {
+  ekb::tvm::TvmOptions o = ekb::tvm::default_options();
+  o.cache_dir = ekb::testing::private_temp_path("tvm_tuning_helpers");
+  o.tune_trials = 2;
+  const ekb::tvm::TvmOutput out = ekb::tvm::compile(bind("img.gaussian3x3/vww_96x96_u8"), ekb::ir::Target::Cpu, o);
+  ASSERT_TRUE(out.tuning);
+  EXPECT_TRUE(out.tuning->tuned) << out.tuning->note;
+  EXPECT_TRUE(contains(out.tvmscript, "ekb_tvm_mirror_index")) << "no longer calls a helper: test another workload";
+  fs::remove_all(o.cache_dir);
+}
+
 // Ordered updates have no block form: the workload is built untuned, saying why, and nothing is
 // searched.
 TEST(TvmTuning, AWorkloadWithOrderedUpdatesFallsBackToTheUntunedTranslationAndSaysWhy) {
