@@ -217,6 +217,7 @@ json bridge_result(const std::string& request, const TvmOptions& options, std::s
     if (text.find("No module named 'tvm'") != std::string::npos)
       throw EnvironmentError("the TVM environment has no tvm package: " + std::string(kInstallHint));
     if (!r.started) throw EnvironmentError("the TVM bridge " + why + " (" + options.python + "): " + kInstallHint);
+    if (r.timed_out) throw BridgeTimedOut("the TVM bridge " + why + ": " + text);
     throw CompileError("the TVM bridge " + why + ": " + text);
   }
   result = json::parse(read_file(res_path), nullptr, false);
@@ -228,13 +229,41 @@ json bridge_result(const std::string& request, const TvmOptions& options, std::s
   return result;
 }
 
+// A tuned compile whose search ran past the bridge's limit: the untuned translation (compiled, or
+// read from the cache), its "tuning" saying why, kept under the tuned request's key as well so that
+// a later compile does not pay for the search again.
+json untuned_after_search_timeout(const ir::Instance& inst, ir::Target target, const TvmOptions& options,
+                                  const std::string& tuned_key) {
+  TvmOptions untuned = options;
+  untuned.tune_trials = 0;
+  std::string key;
+  bool cached = false;
+  json result = bridge_result(request_json(inst, target, untuned), untuned, key, cached);
+  if (!result.value("ok", false)) return result;
+  result["tuning"] = {{"tuned", false},
+                      {"trials", options.tune_trials},
+                      {"note", "MetaSchedule's search ran past the bridge's limit of " +
+                                   std::to_string(static_cast<int>(options.timeout_s)) + " s"}};
+  runtime::CompileCache cache(options.cache_dir.empty() ? runtime::default_cache_dir() : options.cache_dir, "tvm");
+  const std::string path = cache.temporary_path(".json");
+  std::ofstream(path, std::ios::binary) << result.dump();
+  cache.publish(path, tuned_key, ".json");
+  return result;
+}
+
 }  // namespace
 
 TvmOutput compile(const ir::Instance& inst, ir::Target target, const TvmOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const std::string request = request_json(inst, target, options);
   TvmOutput out;
-  json result = bridge_result(request, options, out.key, out.cached);
+  json result;
+  try {
+    result = bridge_result(request, options, out.key, out.cached);
+  } catch (const BridgeTimedOut&) {
+    if (options.tune_trials <= 0) throw;
+    result = untuned_after_search_timeout(inst, target, options, out.key);
+  }
   out.tvmscript = result.value("tvmscript", "");
   out.assembly = result.value("asm", "");
   out.tvm_version = result.value("tvm_version", "");

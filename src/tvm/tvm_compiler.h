@@ -30,6 +30,12 @@ class EnvironmentError : public std::runtime_error {
 class CompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// The bridge ran past TvmOptions::timeout_s (and was killed).
+class BridgeTimedOut : public CompileError {
+ public:
+  using CompileError::CompileError;
+};
+
 
 struct TvmOptions {
   // The environment's interpreter: $EKB_TVM_PYTHON, else <source tree>/.venv-tvm/bin/python.

@@ -155,6 +155,37 @@ TEST(TvmTuning, AKernelThatCallsTheShimsHelpersIsMeasuredAndTuned) {
   fs::remove_all(o.cache_dir);
 }
 
+// A search that runs past the bridge's limit (a whole model graph as one PrimFunc: MetaSchedule
+// builds every candidate of it) leaves the workload with the untuned translation and a note, not a
+// failed compile; the outcome is cached under the tuned request, so the search is not paid again.
+TEST(TvmTuning, ASearchPastTheBridgesLimitFallsBackToTheUntunedTranslationOnce) {
+  const fs::path root = ekb::testing::private_temp_path("tvm_tuning_timeout");
+  write_stand_in_bridge(root, "req = json.load(open(request))\n"
+                              "open('" + (root / "requests.log").string() + "', 'a').write('tune\\n' if 'tune' in req else 'plain\\n')\n"
+                              "if 'tune' in req:\n"
+                              "    import time; time.sleep(120)\n"
+                              "json.dump({'ok': True, 'source': '/* untuned */', 'tvm_version': '0.0-stand-in'}, open(result, 'w'))");
+  ekb::tvm::TvmOptions o = ekb::tvm::default_options();
+  o.bridge_dir = root.string();
+  o.cache_dir = (root / "cache").string();
+  o.tune_trials = 4;
+  o.timeout_s = 3;
+  const ekb::ir::Instance inst = bind("linalg.gemm/mini");
+  const ekb::tvm::TvmOutput first = ekb::tvm::compile(inst, ekb::ir::Target::Cpu, o);
+  ASSERT_TRUE(first.tuning);
+  EXPECT_FALSE(first.tuning->tuned);
+  EXPECT_TRUE(contains(first.tuning->note, "ran past the bridge's limit of 3 s")) << first.tuning->note;
+  EXPECT_EQ(first.source.text, "/* untuned */");
+  const ekb::tvm::TvmOutput second = ekb::tvm::compile(inst, ekb::ir::Target::Cpu, o);
+  EXPECT_TRUE(second.cached);
+  ASSERT_TRUE(second.tuning);
+  EXPECT_FALSE(second.tuning->tuned);
+  std::ifstream log(root / "requests.log");
+  const std::string requests((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(requests, "tune\nplain\n") << "the search was asked for again";
+  fs::remove_all(root);
+}
+
 // Ordered updates have no block form: the workload is built untuned, saying why, and nothing is
 // searched.
 TEST(TvmTuning, AWorkloadWithOrderedUpdatesFallsBackToTheUntunedTranslationAndSaysWhy) {
