@@ -354,7 +354,9 @@ if step tvm-tune && [ -e "$tune_dir/tvm-tuning.json" ] && [ -e "$tune_dir/worklo
   mapfile -t tune_ws < "$tune_dir/workloads.txt"
   tune_backend=$(python3 -c "import json; print(json.load(open('$tune_dir/tvm-tuning.json'))['backend'])")
   if [ "$tune_backend" = cuda ]; then tune_args=(--backend cuda); have=$has_cuda; else tune_args=("${opencl_args[@]}"); have=$has_opencl; fi
+  # Beside the suites it takes two thirds of what is left, at most 400 s; alone, all of it.
   limit=$(( $(seconds_left) * 2 / 3 )); [ "$limit" -gt 400 ] && limit=400
+  [ "$steps" = " tvm-tune " ] && limit=$(( $(seconds_left) - 20 ))
   if [ "$have" != 1 ] || [ "$limit" -lt 60 ]; then
     echo "== tvm-tune: skipped (no $tune_backend device, or out of time)"
   else
