@@ -26,6 +26,7 @@
 # Usage: bench/cpu_schedules.sh [build dir] [workload ...]   (default: build, the table's workloads)
 #        EKB_RECALIBRATE=1 re-measures the roofline first (otherwise the stored calibration is used,
 #        and measured only when there is none by the current method: `ekb calibrate --if-missing`).
+#        EKB_SCHEDULES_LIST=1 prints the table's workloads and stops (bench/tvm.sh times the same).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -45,6 +46,7 @@ if ((${#workloads[@]} == 0)); then
              transformer.layernorm/whisper_tiny_1500x384 nn.layernorm/deit_tiny_197x192
              nn.dwconv3x3/mbv1_112x112x32 img.gaussian3x3/hd_1280x720_f32)
 fi
+if [[ "${EKB_SCHEDULES_LIST:-}" == 1 ]]; then printf '%s\n' "${workloads[@]}"; exit 0; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

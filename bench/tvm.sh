@@ -19,6 +19,8 @@
 # cut short still reports what it finished (`bench/tvm.sh side-by-side-report DIR` re-reads them).
 # linalg.gemm/square_1024 is added at the end when EKB_BENCH_GEMM=1: TVM tuned beside OpenBLAS
 # (build/ekb_cpu_vendor, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for that command only).
+# EKB_BENCH_EXAMPLES=1 then times the hand-written schedules (examples/schedules-cpu, on
+# bench/cpu_schedules.sh's workloads) against TVM tuned at the same trials.
 #
 # coverage mode (cpu, cuda or opencl): coverage and compile time.
 #  1. N workloads spread evenly over the suite (every (total/N)-th in list order; default 100;
@@ -161,6 +163,29 @@ print("linalg.gemm/square_1024 (cold calls, median ms):",
       f"TVM tuned {tuned['time_ms']['median']:.1f}," if tuned.get("time_ms") else "TVM tuned: not timed,",
       f"OpenBLAS {blas[0]['median_ms']:.1f}" if blas and "median_ms" in blas[0] else f"OpenBLAS: {blas or lines}",
       f"({core[0]['openblas_core']} kernel)" if core else "")
+PY
+  fi
+  if [[ "${EKB_BENCH_EXAMPLES:-}" == 1 ]]; then
+    # The hand-written schedules (examples/schedules-cpu, bench/cpu_schedules.sh's workloads) timed
+    # against TVM tuned at the same trials: TVM tuned is the baseline, so speedup > 1 is ours ahead.
+    mapfile -t ex < <(EKB_SCHEDULES_LIST=1 bash bench/cpu_schedules.sh)
+    [[ -s "$out/examples@vs-tvm-tuned.json" ]] || EKB_CACHE_DIR="$out/cache" "${wrap[@]}" "$ekb" eval \
+      -s examples/schedules-cpu --baseline tvm-tuned --tune-trials "$trials" --db "$out/bench.db" \
+      --run examples@vs-tvm-tuned --json "$out/examples@vs-tvm-tuned.json" "${ex[@]}" \
+      > "$out/examples@vs-tvm-tuned.log" 2>&1 || echo "   examples: ekb failed (see $out/examples@vs-tvm-tuned.log)"
+    python3 - "$out/examples@vs-tvm-tuned.json" <<'PY'
+import json, math, sys
+rows = json.load(open(sys.argv[1]))["results"]
+print("\nexamples/schedules-cpu against TVM tuned (speedup of the hand schedule over TVM tuned):")
+ok = []
+for r in rows:
+    b = r.get("baseline") or {}
+    what = f"{r['speedup']:.2f}x" if r.get("correct") and r.get("speedup") else (r.get("error") or "-")
+    print(f"  {r['workload']:<48} {what:>8}  {'tuned' if b.get('tuned') else 'untuned: ' + (b.get('note') or '')[:60]}")
+    if r.get("correct") and r.get("speedup"):
+        ok.append(r["speedup"])
+if ok:
+    print(f"  geomean over {len(ok)}: {math.exp(sum(map(math.log, ok)) / len(ok)):.2f}x")
 PY
   fi
   side_by_side_report "$out"

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   add_workspace_command(app, ctx);
   add_tvm_tune_command(app, ctx);
   add_agent_command(app, ctx);
+  add_experiment_command(app, ctx);
   add_trajectory_command(app, ctx);
   try {
     app.parse(argc, argv);

@@ -88,6 +88,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
     ssize_t got = ::read(pipe_fds[0], buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;  // EOF: the child (and its children) closed the pipe
+    if (options.echo_fd >= 0) (void)!::write(options.echo_fd, buf, got);
     if (r.output.size() < options.max_output)
       r.output.append(buf, std::min<size_t>(got, options.max_output - r.output.size()));
   }

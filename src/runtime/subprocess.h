@@ -23,6 +23,7 @@ struct CommandOptions {
   uint64_t memory_limit_bytes = 0;  // RLIMIT_AS; 0: none
   std::string cwd;                  // empty: inherit
   size_t max_output = 1 << 20;
+  int echo_fd = -1;  // >= 0: the output is also written here as it arrives (a long child's progress)
 };
 
 // argv[0] is looked up in PATH. Never throws.
