@@ -77,9 +77,10 @@ for part, rs in (("sample", rows), ("held out", [r for r in rows if r["workload"
     sp = [r["speedup"] for r in rs if r.get("correct") and r.get("speedup")]
     fast = lambda p: 100.0 * sum(1 for x in sp if x > p) / len(rs)
     geo = math.exp(sum(map(math.log, sp)) / len(sp)) if sp else float("nan")
+    sure = 100.0 * sum(1 for r in rs if r.get("correct") and (r.get("speedup_ci95") or [0])[0] > 1.0) / len(rs)
     wall = [r["ledger"]["wall_s"] for r in rs if r.get("ledger")]
     print(f"   {sys.argv[2]:<22} {part:<9} {len(rs):>3} workloads: correct {100.0 * sum(r['correct'] for r in rs) / len(rs):5.1f}%,"
-          f" Fast@1.0 {fast(1.0):5.1f}%, Fast@1.5 {fast(1.5):5.1f}%, geomean {geo:.2f}x,"
+          f" Fast@1.0 {fast(1.0):5.1f}% (95% interval above 1: {sure:5.1f}%), Fast@1.5 {fast(1.5):5.1f}%, geomean {geo:.2f}x,"
           f" search wall per workload median {sorted(wall)[len(wall) // 2] if wall else float('nan'):.0f} s")
 PY
 }
