@@ -237,6 +237,7 @@ class Loop {
     meta.backend = std::string(ir::target_name(backend_.target()));
     meta.ledger = f.spent;
     meta.latency_s = f.spent.wall_s;
+    meta.transcript = fs::path(trajectory_path(o_.out_dir, w_)).filename().string();  // beside the metadata
     runtime::write_file_atomically((pattern_dir_ / eval::meta_file_name(w_.workload->name, 0)).string(),
                                    eval::to_json(meta).dump(2) + "\n");
     return f;

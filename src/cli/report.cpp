@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "cli/commands.h"
 #include "cli/report.h"
 #include "cli/results_db.h"
+#include "eval/solution_meta.h"
 #include "results/results_csv.h"
 #include "results/results_json.h"
 #include "results/run_report.h"
@@ -120,6 +122,34 @@ void print_failures(const results::RunReport& report, int limit) {
   }
 }
 
+// Where each result's transcript is, for the methods that leave one (LEKA's trajectory, an
+// external agent's session): the `transcript` of its .meta.json, beside it in the solutions dir.
+void print_transcripts(const results::RunReport& report, int limit) {
+  namespace fs = std::filesystem;
+  const std::string& dir = report.run.solutions_dir;
+  if (dir.empty() || !fs::is_directory(dir)) return;
+  std::vector<std::pair<std::string, std::string>> found;  // workload, path
+  for (const auto& row : report.rows) {
+    const eval::CandidateResult& r = row.result;
+    if (!r.provenance) continue;
+    const fs::path pattern_dir = fs::path(dir) / r.task;
+    const std::string workload = r.workload.substr(r.workload.find('/') + 1);
+    try {
+      const eval::SolutionMeta meta = eval::read_solution_meta((pattern_dir / eval::meta_file_name(workload, r.sample)).string());
+      if (!meta.transcript.empty() && fs::exists(pattern_dir / meta.transcript))
+        found.emplace_back(r.workload, (pattern_dir / meta.transcript).string());
+    } catch (const std::exception&) {
+      // metadata that went missing since the run: no transcript to show
+    }
+  }
+  if (found.empty()) return;
+  fmt::print("\ntranscripts ({}; `ekb trajectory show PATH` prints LEKA's as a table)\n", found.size());
+  for (size_t i = 0; i < found.size() && (limit < 0 || i < static_cast<size_t>(limit)); ++i)
+    fmt::print("  {:<48} {}\n", found[i].first, found[i].second);
+  if (limit >= 0 && found.size() > static_cast<size_t>(limit))
+    fmt::print("  ... and {} more (--failures -1 lists all)\n", found.size() - limit);
+}
+
 // What the speedups were measured against: one line per distinct baseline (a tuned baseline may
 // have fallen back to the untuned translation for some workloads, each saying why).
 void print_baselines(const results::RunReport& report) {
@@ -182,6 +212,7 @@ results::RunReport print_run_report(const suite::Suite& suite, const results::Re
     print_samples(s, timed);
   }
   if (s.ledgered > 0) print_methods(report.by_method(), timed);
+  print_transcripts(report, failures);
   print_failures(report, failures);
   return report;
 }

@@ -85,6 +85,11 @@ TEST(AgentCli, TheLlmPolicyLearnsFromTheDiagnosticKeepsAGoodScheduleAndReplays) 
   const nlohmann::json results = nlohmann::json::parse(slurp((dir / "r.json").string()));
   ASSERT_EQ(results["results"].size(), 1u);
   EXPECT_TRUE(results["results"][0].value("correct", false)) << results["results"][0].dump();
+  // Its report points at the trajectory (the metadata's transcript).
+  EXPECT_EQ(meta.value("transcript", ""), "mini.trajectory.jsonl");
+  auto report = run_ekb("report last --db " + shell(dir / "r.db"));
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_NE(report.out.find((dir / "a/linalg.gemm/mini.trajectory.jsonl").string()), std::string::npos) << report.out;
 
   // Replay: the same path from the cache, the server not asked again.
   auto replay = run_ekb(common + "--replay -o " + shell(dir / "b") + " " + kWorkload);
