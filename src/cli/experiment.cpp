@@ -18,6 +18,7 @@
 
 #include "agent/budget.h"
 #include "cli/commands.h"
+#include "cli/report.h"
 #include "cli/results_db.h"
 #include "llm/sample_files.h"
 #include "results/run_report.h"
@@ -153,7 +154,8 @@ std::string evaluation_run_id(const Method& m, const ExperimentOptions& o) {
   return fs::path(m.dir).filename().string() + "-" + runtime::content_key({text}).substr(0, 16);
 }
 
-std::string percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
+// k of n as a share; unknown when n is 0.
+std::optional<double> share(int k, int n) { return n ? std::optional<double>(double(k) / n) : std::nullopt; }
 
 // A method's standing per workload: its best candidate (the fastest correct one; a method with
 // several samples per workload, direct, is judged by the best its budget bought, as LEKA is by
@@ -179,7 +181,7 @@ struct MethodScores {
     surely_fast += s.correct && s.best_speedup && s.best_low > 1.0 ? 1 : 0;
     if (s.correct && s.best_speedup) best.push_back(*s.best_speedup);
   }
-  std::string fast_text(double p) const { return workloads ? percent(double(fast.at(p)) / workloads) : "-"; }
+  std::string fast_text(double p) const { return percent(share(fast.at(p), workloads)); }
   std::string geomean_text() const {
     if (best.empty()) return "-";
     double log_sum = 0;
@@ -234,8 +236,8 @@ void print_comparison(const std::vector<Method>& methods, const std::vector<Meth
     const eval::Ledger& l = s.spent;
     const double per = s.workloads ? 1.0 / s.workloads : 0;  // the ledger per workload
     fmt::print("  {:<20} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} | {:>9.1f} {:>10.0f} {:>10.0f} {:>9.4f} {:>7.1f} {:>8.1f}\n",
-               methods[i].name, s.workloads, s.workloads ? percent(double(s.correct) / s.workloads) : "-",
-               s.fast_text(1.0), s.workloads ? percent(double(s.surely_fast) / s.workloads) : "-", s.fast_text(1.5),
+               methods[i].name, s.workloads, percent(share(s.correct, s.workloads)), s.fast_text(1.0),
+               percent(share(s.surely_fast, s.workloads)), s.fast_text(1.5),
                s.geomean_text(), l.llm_calls * per, l.input_tokens * per,
                l.output_tokens * per, l.cost_usd * per, l.evaluations * per, l.wall_s * per);
   }

@@ -29,7 +29,6 @@ struct ReportOptions {
   int failures = 10;
 };
 
-std::string percent(std::optional<double> v) { return v ? fmt::format("{:.1f}%", *v * 100) : "-"; }
 std::string times(std::optional<double> v) { return v ? fmt::format("{:.2f}x", *v) : "-"; }
 
 // A run with --no-timing measured no speedups: its Fast@p is unknown ("-"), not 0%.
@@ -163,6 +162,8 @@ void print_baselines(const results::RunReport& report) {
 }
 
 }  // namespace
+
+std::string percent(std::optional<double> share) { return share ? fmt::format("{:.1f}%", *share * 100) : "-"; }
 
 results::RunReport print_run_report(const suite::Suite& suite, const results::ResultStore& store,
                                     const std::string& run_id, std::vector<results::GroupBy> groupings,

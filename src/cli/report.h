@@ -1,5 +1,6 @@
 // Printing a stored run's report; shared by `ekb report` and the end of `ekb eval`.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,9 @@
 #include "suite/suite.h"
 
 namespace ekb::cli {
+
+// A share as the reports print it: "12.5%", or "-" when it is unknown.
+std::string percent(std::optional<double> share);
 
 // Tables by each grouping (default domain and level), Fast@p, and up to `failures` failures per
 // error kind (-1: all). Returns the report it printed.
