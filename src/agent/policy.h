@@ -35,6 +35,7 @@ struct StageFacts {
   bool output = false;  // an output tensor (else a temp)
   std::vector<LoopFacts> loops;
   std::vector<std::string> reads;  // the tensors its right-hand side reads, in first-read order
+  std::vector<std::string> reduction_reads;  // those of them read inside a reduction
 };
 
 // What the loop knows of the workload before the first step; the policy's prompt or the search's

@@ -78,7 +78,7 @@ std::optional<GeneValues> SearchPolicy::mutate(Layer layer) {
       while (value == v[g.name]) value = g.values[rng_() % g.values.size()];
       v[g.name] = value;
     }
-    if (v == best_) continue;  // a second change undid the first
+    if (v == best_ || !sketch_->feasible(v)) continue;  // a second change undid the first, or no block fits
     // A schedule must keep the kept memory layer valid: its text may name the schedule's loops.
     if (layer == Layer::Schedule && text(Layer::Memory, v) != memory_text_ && !memory_text_.empty()) continue;
     if (tried_.insert(std::string(layer_name(layer)) + ":" + text(layer, v)).second) return v;

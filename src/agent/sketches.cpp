@@ -97,8 +97,39 @@ Sketch::Sketch(const WorkloadAnalysis& analysis) : stages_(analysis.stages) {
     if (!input_.empty()) break;
   }
   if (gpu_) {
-    add("threads", Layer::Schedule, {128, 64, 256, 32});
-    add("block_y", Layer::Schedule, {1, 0});
+    const StageFacts& o = stages_[out_];
+    const auto pure = loops_of(o, false), red = loops_of(o, true);
+    bool temps_reduce = false, temps_reduce_once = true;
+    for (const auto& st : stages_)
+      if (&st != &o && !loops_of(st, true).empty()) {
+        temps_reduce = true;
+        temps_reduce_once = temps_reduce_once && loops_of(st, true).size() == 1;
+      }
+    if (class_ == PatternClass::Contraction && pure.size() >= 2) gpu_form_ = GpuForm::Tiled;
+    else if (red.size() == 1 && !pure.empty() && !temps_reduce) gpu_form_ = GpuForm::RowReduction;
+    else if (red.empty() && pure.size() >= 2 && temps_reduce && temps_reduce_once) gpu_form_ = GpuForm::RowTemps;
+    switch (gpu_form_) {
+      case GpuForm::Tiled:
+        // Starts as the classic 16x16 tile, one output per thread (legal at every shape); the
+        // register tiles and shared staging come from the search.
+        add("block_i", Layer::Schedule, {16, 32, 64, 128});
+        add("block_j", Layer::Schedule, {16, 32, 64, 128});
+        add("thread_i", Layer::Schedule, {1, 2, 4, 8});
+        add("thread_j", Layer::Schedule, {1, 2, 4, 8});
+        add("tile_k", Layer::Schedule, {16, 8, 4, 32});
+        add("shared", Layer::Memory, {0, 1});
+        add("local", Layer::Memory, {0, 1});
+        break;
+      case GpuForm::RowReduction:
+      case GpuForm::RowTemps:
+        add("threads", Layer::Schedule, {128, 256, 64, 32, 512});
+        if (gpu_form_ == GpuForm::RowTemps) add("shared", Layer::Memory, {0, 1});
+        break;
+      case GpuForm::Flat:
+        add("threads", Layer::Schedule, {128, 64, 256, 32});
+        add("block_y", Layer::Schedule, {1, 0});
+        break;
+    }
     return;
   }
   switch (class_) {
@@ -198,13 +229,176 @@ const auto pure = loops_of(o, false);
 
 std::string Sketch::schedule(const GeneValues& v) const { return gpu_ ? schedule_gpu(v) : schedule_cpu(v); }
 
+namespace {
+
+// The factor a GPU tile of `factor` iterations takes on a loop of `extent`: the whole loop when it
+// is no longer (one block along it), else the factor.
+int64_t gpu_factor(int64_t extent, int factor) { return extent > 0 && extent <= factor ? extent : factor; }
+
+}  // namespace
+
+bool Sketch::feasible(const GeneValues& v) const {
+  if (!gpu_ || gpu_form_ != GpuForm::Tiled) return true;
+  const auto pure = loops_of(stages_[out_], false);
+  const LoopFacts& i = pure[pure.size() - 2];
+  const LoopFacts& j = pure[pure.size() - 1];
+  const int64_t bi = gpu_factor(i.extent, gene(v, "block_i")), bj = gpu_factor(j.extent, gene(v, "block_j"));
+  const int ti = gene(v, "thread_i"), tj = gene(v, "thread_j");
+  if (bi % ti != 0 || bj % tj != 0) return false;
+  const int64_t threads = (bi / ti) * (bj / tj);
+  return threads >= 1 && threads <= 1024;
+}
+
+Sketch::GpuTileLoops Sketch::gpu_tile(const GeneValues& v, std::vector<std::string>* directives) const {
+  std::vector<std::string>& d = *directives;
+  const StageFacts& o = stages_[out_];
+  const auto pure = loops_of(o, false), red = loops_of(o, true);
+  const LoopFacts& i = pure[pure.size() - 2];
+  const LoopFacts& j = pure[pure.size() - 1];
+  // Each loop split into blocks, threads and a register tile; the names stay the same whatever the
+  // factors (a factor of 1 still splits), so that the memory layer can name them.
+  // One output per thread keeps the reduction innermost, in its statement; then an edge tile can
+  // shift inwards (recomputing some of the previous tile) rather than be guarded, so that every
+  // thread of a block reaches the barriers of shared staging. A register tile moves the reduction
+  // out of its statement, where a recomputed iteration would accumulate twice: guarded.
+  const bool register_tile = gene(v, "thread_i") * gene(v, "thread_j") > 1;
+  auto split = [&](const std::string& loop, int64_t extent, int64_t factor, const std::string& outer, const std::string& inner) {
+    const bool ragged = extent > 0 && extent % factor != 0;
+    d.push_back(fmt::format("split({}, {}, {}, {}, {}{})", o.name, loop, factor, outer, inner,
+                            ragged && !register_tile ? ", tail=shift_inwards" : ""));
+  };
+  const int64_t bi = gpu_factor(i.extent, gene(v, "block_i")), bj = gpu_factor(j.extent, gene(v, "block_j"));
+  split(i.name, i.extent, bi, i.name + "_b", i.name + "_in");
+  split(j.name, j.extent, bj, j.name + "_b", j.name + "_in");
+  split(i.name + "_in", bi, gene(v, "thread_i"), i.name + "_t", i.name + "_r");
+  split(j.name + "_in", bj, gene(v, "thread_j"), j.name + "_t", j.name + "_r");
+  std::vector<std::string> order, reduction_order, unrolled;
+  for (size_t l = 0; l + 2 < pure.size(); ++l) order.push_back(pure[l].name);
+  const size_t batch_loops = order.size();
+  order.insert(order.end(), {i.name + "_b", j.name + "_b", i.name + "_t", j.name + "_t"});
+  if (!register_tile) order.insert(order.end(), {i.name + "_r", j.name + "_r"});
+  std::string stage_k;
+  if (red.size() == 1) {
+    const LoopFacts& k = red[0];
+    const int64_t tk = gpu_factor(k.extent, gene(v, "tile_k"));
+    split(k.name, k.extent, tk, k.name + "_o", k.name + "_i");
+    stage_k = k.name + "_o";
+    order.insert(order.end(), {stage_k, k.name + "_i"});
+    unrolled.push_back(fmt::format("unroll({}, {}_i, {})", o.name, k.name, tk));
+  } else {
+    stage_k = red[0].name;
+    for (const auto& r : red) order.push_back(r.name);
+  }
+  if (register_tile) order.insert(order.end(), {i.name + "_r", j.name + "_r"});
+  std::string reorder = "reorder(" + o.name;
+  for (const auto& l : order) reorder += ", " + l;
+  d.push_back(reorder + ")");
+  // The loops outside the tile (a batch, a conv's output rows) fused into one grid axis.
+  if (batch_loops > 0) {
+    std::string outer = order[0];
+    for (size_t l = 1; l < batch_loops; ++l) {
+      d.push_back(fmt::format("fuse({}, {}, {}, {}_{})", o.name, outer, order[l], outer, order[l]));
+      outer += "_" + order[l];
+    }
+    d.push_back(fmt::format("bind({}, {}, block.z)", o.name, outer));
+  }
+  d.push_back(fmt::format("bind({}, {}_b, block.y)", o.name, i.name));
+  d.push_back(fmt::format("bind({}, {}_b, block.x)", o.name, j.name));
+  d.push_back(fmt::format("bind({}, {}_t, thread.y)", o.name, i.name));
+  d.push_back(fmt::format("bind({}, {}_t, thread.x)", o.name, j.name));
+  d.insert(d.end(), unrolled.begin(), unrolled.end());
+  if (const int ti = gene(v, "thread_i"); ti > 1) d.push_back(fmt::format("unroll({}, {}_r, {})", o.name, i.name, ti));
+  if (const int tj = gene(v, "thread_j"); tj > 1) d.push_back(fmt::format("unroll({}, {}_r, {})", o.name, j.name, tj));
+  return {j.name + "_t", stage_k};
+}
+
+namespace {
+
+// `rows`, a stage's outermost loops, fused into one loop bound to block.x; returns its name.
+std::string bind_rows(const std::string& stage, const std::vector<LoopFacts>& rows, std::vector<std::string>* d) {
+  std::string row = rows[0].name;
+  for (size_t l = 1; l < rows.size(); ++l) {
+    d->push_back(fmt::format("fuse({}, {}, {}, {}_{})", stage, row, rows[l].name, row, rows[l].name));
+    row += "_" + rows[l].name;
+  }
+  d->push_back(fmt::format("bind({}, {}, block.x)", stage, row));
+  return row;
+}
+
+// A loop spread over `threads` threads of the block, each taking a strided part: split, the thread
+// loop put outside the serial one (after `outer`, the loops that stay outside) and bound to thread.x.
+void spread_over_threads(const std::string& stage, const LoopFacts& loop, int threads, const std::vector<std::string>& outer,
+                         std::vector<std::string>* d) {
+  if (!fits(loop.extent, threads) || loop.extent == threads) {
+    d->push_back(fmt::format("bind({}, {}, thread.x)", stage, loop.name));
+    return;
+  }
+  d->push_back(fmt::format("split({}, {}, {}, {}_o, {}_t)", stage, loop.name, threads, loop.name, loop.name));
+  std::string reorder = "reorder(" + stage;
+  for (const auto& l : outer) reorder += ", " + l;
+  d->push_back(fmt::format("{}, {}_t, {}_o)", reorder, loop.name, loop.name));
+  d->push_back(fmt::format("bind({}, {}_t, thread.x)", stage, loop.name));
+}
+
+}  // namespace
+
 std::string Sketch::schedule_gpu(const GeneValues& v) const {
   const StageFacts& o = stages_[out_];
   const auto pure = loops_of(o, false);
   if (pure.empty()) return {};
   std::vector<std::string> d;
-  const LoopFacts& last = pure.back();
   const int threads = gene(v, "threads");
+  switch (gpu_form_) {
+    case GpuForm::Tiled:
+      gpu_tile(v, &d);
+      return block("schedule", "gpu", d);
+    case GpuForm::RowReduction: {
+      // One block per output element, its single reduction loop shared by the block's threads (a
+      // cooperative reduction).
+      std::vector<std::string> outer;
+      for (const auto& l : pure) outer.push_back(l.name);
+      spread_over_threads(o.name, loops_of(o, true)[0], threads, outer, &d);
+      bind_rows(o.name, pure, &d);
+      return block("schedule", "gpu", d);
+    }
+    case GpuForm::RowTemps: {
+      // One block per row: the temps' reductions over the row computed there cooperatively, then
+      // each thread writes a strided part of the row.
+      const std::vector<LoopFacts> rows(pure.begin(), pure.end() - 1);
+      std::vector<std::string> outer;
+      for (const auto& l : rows) outer.push_back(l.name);
+      spread_over_threads(o.name, pure.back(), threads, outer, &d);
+      const std::string row = bind_rows(o.name, rows, &d);
+      for (size_t s = stages_.size(); s-- > 0;) {
+        const auto red = loops_of(stages_[s], true);
+        if (s == out_ || red.empty()) continue;
+        d.push_back(fmt::format("compute_at({}, {}, {})", stages_[s].name, o.name, row));
+        spread_over_threads(stages_[s].name, red[0], threads, {}, &d);
+      }
+      return block("schedule", "gpu", d);
+    }
+    case GpuForm::Flat:
+      break;
+  }
+  if (!gene(v, "block_y") && pure.size() >= 2) {
+    // Every pure loop fused into one, spread over blocks of `threads`.
+    std::string flat = pure[0].name;
+    for (size_t l = 1; l < pure.size(); ++l) {
+      d.push_back(fmt::format("fuse({}, {}, {}, {}_{})", o.name, flat, pure[l].name, flat, pure[l].name));
+      flat += "_" + pure[l].name;
+    }
+    int64_t extent = 1;
+    for (const auto& l : pure) extent = l.extent > 0 && extent > 0 ? extent * l.extent : 0;
+    if (fits(extent, threads) && extent != threads) {
+      d.push_back(fmt::format("split({}, {}, {}, {}_o, {}_i)", o.name, flat, threads, flat, flat));
+      d.push_back(fmt::format("bind({}, {}_o, block.x)", o.name, flat));
+      d.push_back(fmt::format("bind({}, {}_i, thread.x)", o.name, flat));
+    } else {
+      d.push_back(fmt::format("bind({}, {}, thread.x)", o.name, flat));
+    }
+    return block("schedule", "gpu", d);
+  }
+  const LoopFacts& last = pure.back();
   if (fits(last.extent, threads) && last.extent != threads) {
     d.push_back(fmt::format("split({}, {}, {}, {}_o, {}_i)", o.name, last.name, threads, last.name, last.name));
     d.push_back(fmt::format("bind({}, {}_o, block.x)", o.name, last.name));
@@ -212,7 +406,7 @@ std::string Sketch::schedule_gpu(const GeneValues& v) const {
   } else {
     d.push_back(fmt::format("bind({}, {}, thread.x)", o.name, last.name));
   }
-  if (pure.size() >= 2 && gene(v, "block_y")) {
+  if (pure.size() >= 2) {
     // The loops outside the innermost fused into one, so that the block loops are outermost.
     std::string outer = pure[0].name;
     for (size_t l = 1; l + 1 < pure.size(); ++l) {
@@ -223,6 +417,27 @@ std::string Sketch::schedule_gpu(const GeneValues& v) const {
     d.push_back(fmt::format("bind({}, {}, block.y)", o.name, outer));
   }
   return block("schedule", "gpu", d);
+}
+
+std::string Sketch::memory_gpu(const GeneValues& v) const {
+  const StageFacts& o = stages_[out_];
+  std::vector<std::string> d;
+  if (gpu_form_ == GpuForm::Tiled) {
+    std::vector<std::string> ignored;
+    const GpuTileLoops loops = gpu_tile(v, &ignored);
+    if (gene(v, "shared"))
+      for (const auto& r : o.reduction_reads)
+        if (!is_stage(stages_, r)) d.push_back(fmt::format("cache_read({}, {}, {}, shared, {}_s)", r, o.name, loops.stage_k, r));
+    if (gene(v, "local")) d.push_back(fmt::format("cache_write({}, {}, local, {}_l)", o.name, loops.thread_j, o.name));
+  } else if (gpu_form_ == GpuForm::RowTemps && gene(v, "shared") && !input_.empty() &&
+             std::find(o.reads.begin(), o.reads.end(), input_) != o.reads.end()) {
+    // The row read by the temps' reductions and again by the output, copied into shared memory once.
+    const auto pure = loops_of(o, false);
+    std::string row = pure[0].name;
+    for (size_t l = 1; l + 1 < pure.size(); ++l) row += "_" + pure[l].name;
+    d.push_back(fmt::format("cache_read({}, {}, {}, shared, {}_s)", input_, o.name, row, input_));
+  }
+  return block("memory", "gpu", d);
 }
 
 std::string Sketch::schedule_cpu(const GeneValues& v) const {
@@ -287,7 +502,7 @@ std::string Sketch::schedule_cpu(const GeneValues& v) const {
 }
 
 std::string Sketch::memory(const GeneValues& v) const {
-  if (gpu_) return {};
+  if (gpu_) return memory_gpu(v);
   const auto get = [&](const char* name) { return gene(v, name); };
   const StageFacts& o = stages_[out_];
   std::vector<std::string> d, cache_schedule;

@@ -40,6 +40,9 @@ class Sketch {
   PatternClass pattern_class() const { return class_; }
   const std::vector<Gene>& genes() const { return genes_; }
   GeneValues initial() const;
+  // Whether a choice can be written as directives the verifier may accept: on a GPU, a block of at
+  // most 1024 threads and a register tile no larger than the block's tile.
+  bool feasible(const GeneValues& v) const;
   // The `schedule TARGET { ... }` block, and the memory layer (with the schedule block of the
   // buffers its caches create, when it creates any); empty text: no directive.
   std::string schedule(const GeneValues& v) const;
@@ -49,6 +52,14 @@ class Sketch {
   void add(std::string name, Layer layer, std::vector<int> values);
   std::string schedule_cpu(const GeneValues& v) const;
   std::string schedule_gpu(const GeneValues& v) const;
+  std::string memory_gpu(const GeneValues& v) const;
+  // The GPU contraction's loops (a block tile of outputs, each thread a register tile, the
+  // reduction in steps staged through shared memory); appends its directives.
+  struct GpuTileLoops {
+    std::string thread_j;  // the loop bound to thread.x: where the register tile is cached
+    std::string stage_k;   // the reduction loop whose each step copies the inputs into shared memory
+  };
+  GpuTileLoops gpu_tile(const GeneValues& v, std::vector<std::string>* directives) const;
   // A contraction's tiling directives (appended to `directives`) and the loop order they make.
   struct ContractionLoops {
     std::vector<std::string> order;  // outermost first
@@ -58,6 +69,11 @@ class Sketch {
 
   PatternClass class_ = PatternClass::Elementwise;
   bool gpu_ = false;
+  // How the GPU sketch maps the output stage: a flat grid of threads over its pure loops; 2D block
+  // tiles with register tiles (contractions); one block per row, its reduction shared by the block's
+  // threads (the output's own single reduction loop, or the temps' over the output's last loop).
+  enum class GpuForm { Flat, Tiled, RowReduction, RowTemps };
+  GpuForm gpu_form_ = GpuForm::Flat;
   std::vector<StageFacts> stages_;
   size_t out_ = 0;  // the output stage's index in stages_
   std::string input_;  // an input the output's computation reads (for prefetch), or empty

@@ -13,12 +13,19 @@ namespace ekb::agent {
 
 namespace {
 
-// Every reduction's ranges and every tensor read under `e`, in the order they are written.
-void walk_expr(const ir::Instance& inst, const ir::Expr& e, StageFacts& stage) {
-  if (e.kind == ir::ExprKind::Access &&
-      std::find(stage.reads.begin(), stage.reads.end(), e.name) == stage.reads.end())
-    stage.reads.push_back(e.name);
+void add_once(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
+// Every reduction's ranges and every tensor read under `e`, in the order they are written
+// (`in_reduction`: `e` lies inside a reduction).
+void walk_expr(const ir::Instance& inst, const ir::Expr& e, StageFacts& stage, bool in_reduction = false) {
+  if (e.kind == ir::ExprKind::Access) {
+    add_once(stage.reads, e.name);
+    if (in_reduction) add_once(stage.reduction_reads, e.name);
+  }
   if (e.kind == ir::ExprKind::Reduce) {
+    in_reduction = true;
     for (const auto& r : e.ranges) {
       int64_t extent = 0;
       try {
@@ -30,8 +37,8 @@ void walk_expr(const ir::Instance& inst, const ir::Expr& e, StageFacts& stage) {
     }
   }
   for (const auto& a : e.args)
-    if (a) walk_expr(inst, *a, stage);
-  if (e.pad_value) walk_expr(inst, *e.pad_value, stage);
+    if (a) walk_expr(inst, *a, stage, in_reduction);
+  if (e.pad_value) walk_expr(inst, *e.pad_value, stage, in_reduction);
 }
 
 }  // namespace

@@ -7,9 +7,12 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "agent/agent_loop.h"
+#include "agent/layered_program.h"
+#include "ir/printer.h"
 #include "agent/workload_analysis.h"
 #include "eval/candidate_evaluation.h"
 #include "agent/agent_test_util.h"
@@ -21,12 +24,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-WorkloadAnalysis analysis_of(const std::string& workload) {
+WorkloadAnalysis analysis_of(const std::string& workload, ir::Target target = ir::Target::Cpu) {
   static suite::Suite suite = suite::Suite::load();
   const suite::WorkloadEntry w = *suite.find_workload(workload);
   const ir::Instance inst = suite::bind_workload(w);
-  return analyse_workload(w, inst, ir::Target::Cpu, std::nullopt);
+  return analyse_workload(w, inst, target, std::nullopt);
 }
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(Sketches, EachPatternClassIsReadFromTheComputeLayer) {
   EXPECT_EQ(classify(analysis_of("linalg.gemm/mini").stages), PatternClass::Contraction);
@@ -46,6 +51,99 @@ TEST(Sketches, TheContractionSketchTilesWithARegisterTileAndCachesItInTheMemoryL
   const std::string memory = sketch.memory(v);
   EXPECT_NE(memory.find("cache_write(C, "), std::string::npos) << memory;
 }
+
+TEST(Sketches, OnAGpuAContractionIsTiledOverBlocksAndThreadsWithSharedStagingInTheMemoryLayer) {
+  Sketch sketch(analysis_of("linalg.gemm/medium", ir::Target::OpenCL));  // 200 x 220 x 240
+  GeneValues v = sketch.initial();
+  ASSERT_TRUE(sketch.feasible(v));
+  // One output per thread: the reduction stays innermost and ragged edge tiles shift inwards.
+  std::string schedule = sketch.schedule(v);
+  EXPECT_TRUE(has(schedule, "split(C, i, 16, i_b, i_in, tail=shift_inwards)")) << schedule;
+  EXPECT_TRUE(has(schedule, "reorder(C, i_b, j_b, i_t, j_t, i_r, j_r, k_o, k_i)")) << schedule;
+  EXPECT_TRUE(has(schedule, "bind(C, i_t, thread.y)") && has(schedule, "bind(C, j_b, block.x)")) << schedule;
+  EXPECT_TRUE(sketch.memory(v).empty()) << "the memory genes start off: the search turns them on";
+  // A register tile: the reduction moves out of its statement, so edge tiles are guarded.
+  v["block_i"] = 64, v["thread_i"] = 4, v["thread_j"] = 2;
+  schedule = sketch.schedule(v);
+  EXPECT_TRUE(has(schedule, "reorder(C, i_b, j_b, i_t, j_t, k_o, k_i, i_r, j_r)")) << schedule;
+  EXPECT_TRUE(has(schedule, "split(C, i, 64, i_b, i_in)\n")) << schedule;
+  EXPECT_TRUE(has(schedule, "unroll(C, i_r, 4)")) << schedule;
+  v["shared"] = 1, v["local"] = 1;
+  const std::string memory = sketch.memory(v);
+  // Only the inputs read inside the reduction are staged (C_in is read once per output).
+  EXPECT_TRUE(has(memory, "cache_read(A, C, k_o, shared, A_s)") && has(memory, "cache_read(B, C, k_o, shared, B_s)")) << memory;
+  EXPECT_FALSE(has(memory, "C_in")) << memory;
+  EXPECT_TRUE(has(memory, "cache_write(C, j_t, local, C_l)")) << memory;
+  // More than 1024 threads in a block is never proposed.
+  v["block_i"] = 128, v["block_j"] = 128, v["thread_i"] = 1, v["thread_j"] = 1;
+  EXPECT_FALSE(sketch.feasible(v));
+}
+
+TEST(Sketches, OnAGpuARowReductionTakesABlockPerRowAndItsThreadsShareTheReduction) {
+  // The output's own reduction (a GEMV): the rows on blocks, the reduction on the block's threads.
+  const std::string gemv = Sketch(analysis_of("transformer.gemv_decode/tinyllama_kv_2048x256", ir::Target::Cuda))
+                               .schedule(Sketch(analysis_of("transformer.gemv_decode/tinyllama_kv_2048x256", ir::Target::Cuda)).initial());
+  EXPECT_TRUE(has(gemv, "bind(y, k_t, thread.x)") && has(gemv, "block.x")) << gemv;
+  // The temps' reductions over the output's rows (softmax): computed at the row's block.
+  Sketch softmax(analysis_of("nn.softmax/kws_1x12", ir::Target::Cuda));
+  GeneValues v = softmax.initial();
+  const std::string schedule = softmax.schedule(v);
+  EXPECT_TRUE(has(schedule, "compute_at(s, y, r)") && has(schedule, "compute_at(m, y, r)")) << schedule;
+  EXPECT_TRUE(has(schedule, "bind(y, r, block.x)")) << schedule;
+  v["shared"] = 1;
+  EXPECT_TRUE(has(softmax.memory(v), "cache_read(x, y, r, shared, x_s)")) << softmax.memory(v);
+}
+
+// Every GPU form, at its starting point and with its memory genes on and register tiles, is
+// correct on an OpenCL device (PoCL here and in CI) under the full protocol.
+class GpuSketchesAreCorrect : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GpuSketchesAreCorrect, OnOpenCl) {
+  std::string why;
+  runtime::OpenCLBackend* cl = ekb::testing::test_opencl_backend(&why);
+  if (!cl) GTEST_SKIP() << "no OpenCL device: " << why;
+  static suite::Suite suite = suite::Suite::load();
+  const suite::WorkloadEntry w = *suite.find_workload(GetParam());
+  const ir::Instance inst = suite::bind_workload(w);
+  const WorkloadAnalysis analysis = analyse_workload(w, inst, ir::Target::OpenCL, std::nullopt);
+  Sketch sketch(analysis);
+  GeneValues full = sketch.initial();
+  for (const auto& g : sketch.genes())
+    if (g.layer == Layer::Memory) full[g.name] = 1;
+  if (full.count("thread_i")) full["thread_i"] = 2, full["thread_j"] = 4, full["block_i"] = 32, full["block_j"] = 32;
+  ASSERT_TRUE(sketch.feasible(full));
+  eval::WorkloadReference reference(inst);
+  const eval::Baseline baseline = eval::make_baseline(inst, ir::Target::OpenCL);
+  eval::EvalOptions options = ekb::testing::fast_options();
+  options.time = false;
+  const std::string dir = ekb::testing::private_temp_path("gpu_sketches");
+  fs::create_directories(dir);
+  int n = 0;
+  for (const GeneValues& v : {sketch.initial(), full}) {
+    LayeredProgram program;
+    program.compute = ir::print_pattern(inst.pattern());
+    program.schedule = sketch.schedule(v);
+    program.memory = sketch.memory(v);
+    eval::CandidateRef c;
+    c.workload = w;
+    c.path = dir + "/" + std::to_string(n++) + ".ekb";
+    c.solution = c.path;
+    std::ofstream(c.path) << program.ir_text();
+    const eval::CandidateResult result = eval::evaluate_candidate(*cl, reference, baseline, c, options);
+    EXPECT_TRUE(result.correct) << program.ir_text() << "\n" << result.message;
+  }
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, GpuSketchesAreCorrect,
+                         ::testing::Values("linalg.gemm/medium", "nn.softmax/kws_1x12",
+                                           "transformer.gemv_decode/tinyllama_kv_2048x256", "nn.relu6/mbv2_035_96_48x48x48"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
 
 // Feeds a policy states whose outcomes are a fixed function of the step, as the loop would.
 std::vector<std::string> actions_with_outcomes(uint64_t seed, const WorkloadAnalysis& analysis, int steps) {
