@@ -29,26 +29,7 @@ echo "== leka:search, $evals evaluations per workload, results in $out ($(uptime
 
 # The sample, written once so that every later run of the benchmark uses the same workloads.
 if [ ! -s "$out/sample.txt" ]; then
-  "$ekb" list --json | python3 -c "
-import json, sys, collections
-ws = json.load(sys.stdin)
-first = {}
-for w in ws:
-    if not w['heldout'] and w.get('valid', True):
-        first.setdefault(w['pattern'], w['name'])
-patterns = list(first)
-n = min(int('$n'), len(patterns))
-picked = [patterns[int(k * len(patterns) / n)] for k in range(n)]
-by = collections.defaultdict(list)
-for p in picked:
-    by[p.split('.')[0]].append(first[p])
-order = []
-while any(by.values()):
-    for d in sorted(by):
-        if by[d]:
-            order.append(by[d].pop(0))
-heldout = [w['name'] for w in ws if w['heldout'] and w['pattern'] in picked]
-print('\n'.join(order + heldout))" > "$out/sample.txt"
+  "$ekb" list --json | python3 bench/agent_sample.py "$n" --heldout > "$out/sample.txt"
 fi
 mapfile -t sample < "$out/sample.txt"
 heldout=$("$ekb" list --json | python3 -c "

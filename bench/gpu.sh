@@ -30,12 +30,14 @@
 #     then `ekb tvm-tune select`: per workload TVM's default vs the best tuned time, the geomean
 #     speedup of tuned over TVM's default and over the native default, and the records
 #     ($OUT/tvm-records.tar.gz) that `--baseline tvm-tuned` uses on this device;
+#  4d. (`agent`) LEKA's search on cuda over a fixed sample, judged against the native default and
+#     TVM's default (below, before the suites);
 # Steps 4 and 5 need a quiet GPU for 4 only, so 4 comes first; 5 takes what is left of the budget.
 #
 # Usage: bench/gpu.sh [N|all] [build dir]   (N: that many workloads spread evenly over the suite)
 #   EKB_GPU_BUDGET_S   wall-clock budget of the whole script, seconds (default 530: a device
 #                      command may run 600 s)
-#   EKB_GPU_STEPS      which of "tests calibrate table tvm tvm-tune cuda opencl" to run (default: all; the whole
+#   EKB_GPU_STEPS      which of "tests calibrate table tvm tvm-tune agent cuda opencl" to run (default: all; the whole
 #                      list can outrun one call's budget: the suites then stop early and report what
 #                      they finished, so a second call with EKB_GPU_STEPS="cuda opencl" completes them)
 #   EKB_GPU_USE_CARRIED=1  use the binaries in the build directory even where ekb could be built
@@ -55,8 +57,9 @@
 # Everything in one call fits the budget only in part (the suites alone took 187 s on cuda): for
 # complete suites, a first call with EKB_GPU_STEPS="tests calibrate table", a second with "cuda opencl".
 # Files under $OUT (at most 7, so that a tee'd log is the 8th): configure.log and build.log (when
-# building), gpu_tests.log, eval.log, gpu-results.json, opencl-results.json, bench.json, tvm-records.tar.gz
-# (calibration, table rows, vendor output). Without $OUT: a temporary directory.
+# building), gpu_tests.log, eval.log, gpu-results.json, opencl-results.json, bench.json, tvm-results.json,
+# tvm-records.tar.gz, agent-results.json, agent.tar.gz (calibration, table rows, vendor output): pick
+# steps so that at most 7 are written. Without $OUT: a temporary directory.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 n="${1:-all}"
@@ -69,7 +72,7 @@ export EKB_CACHE_DIR="${EKB_CACHE_DIR:-$work/cache}"
 budget="${EKB_GPU_BUDGET_S:-530}"
 t0=$(date +%s)
 seconds_left() { echo $(( budget - ($(date +%s) - t0) )); }
-steps=" ${EKB_GPU_STEPS:-tests calibrate table tvm tvm-tune cuda opencl} "
+steps=" ${EKB_GPU_STEPS:-tests calibrate table tvm tvm-tune agent cuda opencl} "
 step() { [[ "$steps" == *" $1 "* ]]; }
 
 echo "== machine"
@@ -315,8 +318,10 @@ if step tvm && [ -e "$tvm_dir/workloads.txt" ]; then
     [ -e "$work/$label.json" ] || "$ekb" report "$label" --db "$work/tvm.db" --json "$work/$label.json" > /dev/null 2>&1
     tvm_runs+=("$work/$label.json")
   }
-  [ "$has_cuda" = 1 ] && tvm_eval tvm-cuda --backend cuda
-  [ "$has_opencl" = 1 ] && tvm_eval tvm-opencl "${opencl_args[@]}"
+  # A backend whose kernels were not made (bench/tvm_gpu_sources.sh makes one backend's) is skipped.
+  tvm_made() { find "$tvm_dir" -name "*.$1" -print -quit | grep -q .; }
+  [ "$has_cuda" = 1 ] && tvm_made cu && tvm_eval tvm-cuda --backend cuda
+  [ "$has_opencl" = 1 ] && tvm_made cl && tvm_eval tvm-opencl "${opencl_args[@]}"
   cat "$work"/tvm-*.log >> "$out/eval.log" 2>/dev/null
   python3 - "$out/tvm-results.json" "${tvm_runs[@]}" <<'PY'
 import json, math, sys, collections
@@ -371,6 +376,93 @@ if step tvm-tune && [ -e "$tune_dir/tvm-tuning.json" ] && [ -e "$tune_dir/worklo
     "$ekb" tvm-tune select "$work/tvm-tune.json" --solutions "$tune_dir" --records "$work/tvm-records" \
       && tar czf "$out/tvm-records.tar.gz" -C "$work/tvm-records" . \
       && echo "  records: \$OUT/tvm-records.tar.gz (tar xzf it into <cache dir>/tvm-records)"
+  fi
+fi
+
+# ---- LEKA's search on cuda (issue 20, docs/AGENT.md): bench/agent.sh's sample on the GPU ----
+# $EKB_GPU_AGENT_N workloads (default 30; bench/agent_sample.py, without the held-out part), each
+# searched by `ekb agent --policy search` with $EKB_GPU_AGENT_EVALS evaluations (default 64) and at
+# most $EKB_GPU_AGENT_WALL seconds (default: what the step's share of the budget allows), in
+# $EKB_GPU_AGENT_SHARDS processes side by side (default 4: they share the GPU, so a step's timing
+# is noisier than alone; the keep decisions tolerate it, the judgement does not). Then the solutions
+# are judged alone by one `ekb eval` under the full protocol against the native default; where the
+# `tvm` step ran on the same workloads (bench/tvm-gpu made for this sample:
+# EKB_BENCH_NAMES=<(ekb list --json | bench/agent_sample.py 30) bench/tvm_gpu_sources.sh), each
+# workload's speedup over TVM's default is the ratio of the two speedups over the native default.
+# $OUT/agent.tar.gz holds the solutions and trajectories, $OUT/agent-results.json the judgement.
+# EKB_GPU_AGENT_BACKEND=opencl searches on the OpenCL platform of the opencl steps instead (without
+# a GPU: a dry run on PoCL, e.g. EKB_GPU_OPENCL_PLATFORM=pocl EKB_GPU_STEPS=agent EKB_GPU_AGENT_N=2).
+agent_args=(--backend cuda); [ "${EKB_GPU_AGENT_BACKEND:-cuda}" = opencl ] && agent_args=("${opencl_args[@]}")
+if step agent && { [ "$has_cuda" = 1 ] || [ "${EKB_GPU_AGENT_BACKEND:-}" = opencl ]; }; then
+  mapfile -t agent_ws < <(python3 bench/agent_sample.py "${EKB_GPU_AGENT_N:-30}" < "$work/list.json")
+  agent_shards=${EKB_GPU_AGENT_SHARDS:-4}
+  # The search gets two thirds of what is left (of the step's share beside the suites), the judging the rest.
+  agent_left=$(( $(seconds_left) - 20 )); { step cuda || step opencl; } && agent_left=$(( agent_left / 2 ))
+  per_shard=$(( (${#agent_ws[@]} + agent_shards - 1) / agent_shards ))
+  agent_wall=${EKB_GPU_AGENT_WALL:-$(( agent_left * 2 / 3 / per_shard ))}
+  if [ "$agent_wall" -lt 10 ]; then
+    echo "== agent: skipped (out of time)"
+  else
+    echo "== agent: leka:search on ${agent_args[*]}, ${#agent_ws[@]} workloads in $agent_shards shards, budget evaluations=${EKB_GPU_AGENT_EVALS:-64},wall=$agent_wall per workload"
+    t1=$(date +%s)
+    for ((k = 0; k < agent_shards; ++k)); do
+      part=()
+      for ((i = k; i < ${#agent_ws[@]}; i += agent_shards)); do part+=("${agent_ws[i]}"); done
+      timeout $(( agent_wall * per_shard + 30 )) "$ekb" agent --policy search "${agent_args[@]}" \
+        --budget "evaluations=${EKB_GPU_AGENT_EVALS:-64},wall=$agent_wall" --step-time 0.3 --out "$work/agent" \
+        "${part[@]}" > "$work/agent-$k.log" 2>&1 &
+    done
+    wait
+    echo "  searched in $(( $(date +%s) - t1 )) s"
+    judge_limit=$(( agent_left - ($(date +%s) - t1) )); [ "$judge_limit" -lt 30 ] && judge_limit=30
+    timeout "$judge_limit" "$ekb" eval "${agent_args[@]}" -s "$work/agent" --db "$work/agent.db" --run agent \
+      --json "$out/agent-results.json" "${agent_ws[@]}" > "$work/agent-eval.log" 2>&1 \
+      || echo "  judging: exit $? ($(tail -1 "$work/agent-eval.log"))"
+    [ -e "$out/agent-results.json" ] || "$ekb" report agent --db "$work/agent.db" --json "$out/agent-results.json" > /dev/null 2>&1
+    cat "$work"/agent-*.log >> "$out/eval.log" 2>/dev/null
+    tar czf "$out/agent.tar.gz" -C "$work" agent 2>/dev/null
+    python3 - "$out/agent-results.json" "$out/tvm-results.json" "$work/agent" <<'PY'
+import glob, json, math, sys, collections
+rows = json.load(open(sys.argv[1]))["results"]
+try:
+    tvm = {r["workload"]: r for r in json.load(open(sys.argv[2]))["tvm-cuda"]["results"]}
+except (OSError, ValueError, KeyError):
+    tvm = {}
+gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+ok = [r for r in rows if r.get("correct") and r.get("speedup")]
+sp = [r["speedup"] for r in ok]
+n = len(rows)
+print(f"  judged {n}: correct {sum(r['correct'] for r in rows)}, Fast@1.0 {100 * sum(x > 1 for x in sp) / max(n, 1):.1f}%,"
+      f" 95% interval above 1 {100 * sum((r.get('speedup_ci95') or [0])[0] > 1 for r in ok) / max(n, 1):.1f}%,"
+      f" Fast@1.5 {100 * sum(x > 1.5 for x in sp) / max(n, 1):.1f}%, geomean {gm(sp):.2f}x over the native default")
+steps = collections.Counter()
+for path in glob.glob(sys.argv[3] + "/*/*.trajectory.jsonl"):
+    for line in open(path):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if rec.get("record") == "step":
+            steps[rec.get("outcome")] += 1
+print("  steps by outcome: " + ", ".join(f"{k} {v}" for k, v in steps.most_common()))
+walls = sorted(r["ledger"]["wall_s"] for r in rows if r.get("ledger"))
+evals = sorted(r["ledger"]["evaluations"] for r in rows if r.get("ledger"))
+if walls:
+    print(f"  per workload: wall median {walls[len(walls) // 2]:.0f} s, evaluations median {evals[len(evals) // 2]} (min {evals[0]}, max {evals[-1]})")
+ratios = []
+for r in ok:
+    t = tvm.get(r["workload"])
+    if t and t.get("correct") and t.get("speedup"):
+        ratios.append((r["workload"], r["speedup"] / t["speedup"]))
+if ratios:
+    print(f"  against TVM's default ({len(ratios)} both correct and timed; ratio of the speedups over the native default):"
+          f" faster on {100 * sum(x > 1 for _, x in ratios) / n:.1f}% of the {n}, geomean {gm([x for _, x in ratios]):.2f}x")
+for r in sorted(rows, key=lambda r: r["workload"]):
+    t = tvm.get(r["workload"], {})
+    what = f"{r['speedup']:6.2f}x" if r.get("correct") and r.get("speedup") else (r.get("error") or "-")
+    vs = f"  TVM {t['speedup']:5.2f}x" if t.get("correct") and t.get("speedup") else ""
+    print(f"    {r['workload']:<56} {what:>8}{vs}")
+PY
   fi
 fi
 

@@ -7,6 +7,7 @@
 #  picks them); a workload TVM cannot compile gets no file and is listed at the end (it then
 #  counts as `missing` on the device).
 # Usage: bench/tvm_gpu_sources.sh [N|all] [build dir] [cuda|opencl] [out dir]
+#   EKB_BENCH_NAMES=FILE: the workloads listed in FILE instead (e.g. bench/agent_sample.py's)
 #   default: 120 build cuda bench/tvm-gpu (the directory bench/gpu.sh looks for)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,11 +17,15 @@ backend="${3:-cuda}"
 out="${4:-bench/tvm-gpu}"
 ext=$([ "$backend" = cuda ] && echo cu || echo cl)
 mkdir -p "$out"
-mapfile -t names < <("$ekb" list --json | python3 -c "
+if [ -n "${EKB_BENCH_NAMES:-}" ]; then
+  mapfile -t names < "$EKB_BENCH_NAMES"  # the workloads named in that file (N is then ignored)
+else
+  mapfile -t names < <("$ekb" list --json | python3 -c "
 import json, sys
 ws = [w['name'] for w in json.load(sys.stdin)]
 n = len(ws) if '$n' == 'all' else min(int('$n'), len(ws))
 print('\n'.join(ws[int(k * len(ws) / n)] for k in range(n)))")
+fi
 # `ekb emit --out` compiles the workloads in one process, so one TVM bridge (importing tvm costs
 # more than most compiles); $EKB_BENCH_SHARDS processes side by side (default 1).
 shards="${EKB_BENCH_SHARDS:-1}"

@@ -33,6 +33,7 @@ struct AgentCommandOptions {
   std::string cache_dir;
   std::string log_path;  // default: OUT/llm-requests.jsonl
   ir::Target backend = ir::Target::Cpu;
+  runtime::BackendOptions backend_options;  // opencl: the platform, device and build options
   std::string budget = "evaluations=16";
   std::string out;
   uint64_t seed = 0;
@@ -83,12 +84,7 @@ void run_agent_command(Context& ctx, AgentCommandOptions& o) {
     throw UsageError("the budget needs a limit on evaluations or wall time\n  hint: --budget evaluations=16");
   o.selection.include_heldout = !o.exclude_heldout;
   const std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, o.selection);
-  std::unique_ptr<runtime::Backend> backend;
-  try {
-    backend = runtime::make_backend(o.backend);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
+  std::unique_ptr<runtime::Backend> backend = make_cli_backend(o.backend, o.backend_options);
   options.out_dir = o.out;
   options.step_eval.timing.max_time_s = o.step_time_s;
   std::optional<eval::ReferenceCache> cache;
@@ -131,6 +127,7 @@ void add_agent_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--cache-dir", o->cache_dir, "llm: cache root (default: $EKB_CACHE_DIR, else ~/.cache/ekb)");
   cmd->add_option("--log", o->log_path, "llm: JSONL log of every request and response (default: OUT/llm-requests.jsonl)");
   add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
+  add_opencl_options(cmd, o->backend_options);
   cmd->add_option("--budget", o->budget,
                   "Limits per workload, KEY=VALUE joined by commas: evaluations, wall (seconds), llm_calls, "
                   "input_tokens, output_tokens, usd")

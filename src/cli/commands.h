@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ir/target.h"
+#include "runtime/backend.h"
 #include "suite/selection.h"
 #include "suite/suite.h"
 
@@ -38,6 +39,13 @@ std::vector<suite::WorkloadEntry> selected_workloads(Context& ctx, const suite::
 // An option naming a target (cpu, cuda, opencl), parsed into `target`, which holds the default.
 CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Target& target,
                                const std::string& description);
+
+// The opencl backend's --platform, --device and --build-options (ekb eval, ekb agent).
+void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options);
+
+// The backend of `target` with those options; a UsageError says why it cannot run here, or that
+// they were given for another backend.
+std::unique_ptr<runtime::Backend> make_cli_backend(ir::Target target, const runtime::BackendOptions& options);
 
 void add_list_command(CLI::App& app, Context& ctx);
 void add_show_command(CLI::App& app, Context& ctx);

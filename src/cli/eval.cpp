@@ -16,7 +16,6 @@
 #include "cli/report.h"
 #include "cli/results_db.h"
 #include "eval/candidate_evaluation.h"
-#include "runtime/opencl_program.h"
 #include "results/results_json.h"
 #include "suite/selection.h"
 #include "tvm/gpu_tuning.h"
@@ -27,9 +26,7 @@ namespace {
 
 struct EvalCommandOptions {
   ir::Target backend = ir::Target::Cpu;
-  std::optional<std::string> platform;  // opencl: a substring of the platform's name
-  std::optional<int> device;            // opencl: the device index within that platform
-  std::optional<std::string> build_options;  // opencl: clBuildProgram's options
+  runtime::BackendOptions backend_options;  // opencl: the platform, device and build options
   std::string solutions;
   suite::Selection selection;
   bool exclude_heldout = false;
@@ -78,14 +75,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   o.selection.include_heldout = !o.exclude_heldout;
   std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, o.selection);
 
-  if ((o.platform || o.device || o.build_options) && o.backend != ir::Target::OpenCL)
-    throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");
-  std::unique_ptr<runtime::Backend> backend;
-  try {
-    backend = runtime::make_backend(o.backend, {o.platform, o.device, o.build_options});
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
+  std::unique_ptr<runtime::Backend> backend = make_cli_backend(o.backend, o.backend_options);
   std::vector<eval::CandidateRef> candidates;
   try {
     candidates = eval::find_candidates(o.solutions, selected, backend->target());
@@ -215,13 +205,7 @@ void add_eval_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EvalCommandOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate solutions against the baseline: correctness, speed, report");
   add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
-  cmd->add_option("--platform", o->platform,
-                  "opencl: the platform whose name or version contains this (case-insensitive: pocl, nvidia; default: the first "
-                  "with a device)");
-  cmd->add_option("--device", o->device, "opencl: the device index within the platform (default 0)");
-  cmd->add_option("--build-options", o->build_options,
-                  "opencl: the options of clBuildProgram, instead of the default '" +
-                      runtime::opencl::default_build_options() + "' (they are part of the device's compiler string in the results)");
+  add_opencl_options(cmd, o->backend_options);
   cmd->add_option("-s,--solutions", o->solutions,
                   "Solutions directory (docs/SOLUTIONS.md), 'native' for the default lowering itself, 'tvm' for TVM's "
                   "compilation of each workload, or 'tvm-tuned' for TVM's compilation tuned by MetaSchedule (cpu; docs/TVM.md)")

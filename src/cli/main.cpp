@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "runtime/opencl_program.h"
 
 namespace ekb::cli {
 
@@ -26,6 +27,26 @@ CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Targ
           flags, [&target](const std::string& name) { target = ir::target_from_name(name); }, description)
       ->check(CLI::IsMember(ir::target_names()))
       ->default_str(std::string(ir::target_name(target)));
+}
+
+void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options) {
+  cmd->add_option("--platform", options.platform,
+                  "opencl: the platform whose name or version contains this (case-insensitive: pocl, nvidia; default: the first "
+                  "with a device)");
+  cmd->add_option("--device", options.device, "opencl: the device index within the platform (default 0)");
+  cmd->add_option("--build-options", options.build_options,
+                  "opencl: the options of clBuildProgram, instead of the default '" +
+                      runtime::opencl::default_build_options() + "' (they are part of the device's compiler string in the results)");
+}
+
+std::unique_ptr<runtime::Backend> make_cli_backend(ir::Target target, const runtime::BackendOptions& options) {
+  if ((options.platform || options.device || options.build_options) && target != ir::Target::OpenCL)
+    throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");
+  try {
+    return runtime::make_backend(target, options);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
 }
 
 }  // namespace ekb::cli
