@@ -2,7 +2,8 @@
 # `ekb generate` against a real OpenAI-compatible server (not CI): llama.cpp's server from the
 # `llama-cpp-python[server]` package, serving a tiny llama model with random weights that this
 # script writes itself with the `gguf` package. The answers are gibberish; the point is
-# compatibility with a real server: usage fields, errors, timeouts, and the whole generate -> eval path.
+# compatibility with a real server: usage fields, errors, timeouts, the whole generate -> eval path,
+# and `ekb experiment` with direct, leka:llm and leka:search against it (issue 20's one command).
 #
 # Usage: bench/llm_real_server.sh [--setup-only] [build dir (default build)]
 #   $EKB_LLM_VENV   the virtual environment (default ~/.cache/ekb/llm-real-server/venv); the first
@@ -139,6 +140,13 @@ echo "== ekb eval of the generated directory (the answers are gibberish: expect 
 "$ekb" eval --backend cpu --solutions "$work/out" --db "$work/results.db" --json "$work/results.json" \
   --min-time 0.01 "${workloads[@]}" > "$work/eval.log" 2>&1
 echo "   exit status $?"
+echo "== ekb experiment --methods direct,leka:llm,leka:search at evaluations=3 (the comparison's one command;"
+echo "   the model's replies are gibberish: expect every leka:llm proposal unusable, the run complete)"
+start=$(date +%s.%N)
+"$ekb" experiment --methods direct,leka:llm,leka:search --models "$work/models.toml" --model real --cache-dir "$work/cache" \
+  --budget evaluations=3 --min-time 0.01 --out "$work/experiment" "${workloads[@]}" > "$work/experiment.log" 2>&1
+echo "   exit status $?, $(echo "$(date +%s.%N) - $start" | bc) s"
+sed -n '/^experiment /,$p' "$work/experiment.log"
 set -e
 tail -25 "$work/eval.log"
 
@@ -171,6 +179,17 @@ for name in ("out", "timeouts"):
             finish |= {c.get("finish_reason") for c in body.get("choices", [])}
     print(f"  exchanges: {exchanges}")
     print(f"  usage fields seen: {sorted(usage)}; finish reasons: {sorted(f for f in finish if f)}; model reported: {sorted(served)}")
+steps = {}
+for path in glob.glob(f"{work}/experiment/leka-llm/*/*.trajectory.jsonl"):
+    for line in open(path):
+        rec = json.loads(line)
+        if rec.get("record") == "step":
+            steps[rec["outcome"]] = steps.get(rec["outcome"], 0) + 1
+metas = [json.load(open(p)) for p in glob.glob(f"{work}/experiment/leka-llm/*/*.meta.json")]
+led = [m.get("ledger", {}) for m in metas]
+print(f"leka:llm: {len(glob.glob(f'{work}/experiment/leka-llm/*/*.trajectory.jsonl'))} trajectories, steps by outcome {steps}; "
+      f"ledger: {sum(l.get('llm_calls', 0) for l in led)} LLM calls, {sum(l.get('input_tokens', 0) for l in led)} input tokens, "
+      f"{sum(l.get('evaluations', 0) for l in led)} evaluations")
 res = json.load(open(f"{work}/results.json"))
 s = res["summary"]
 errors = {}

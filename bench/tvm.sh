@@ -172,7 +172,7 @@ core = [l for l in lines if "openblas_core" in l]
 print("linalg.gemm/square_1024 (cold calls, median ms):",
       f"native default {tuned['baseline_ms']['median']:.1f}," if tuned.get("baseline_ms") else "",
       f"TVM tuned {tuned['time_ms']['median']:.1f}," if tuned.get("time_ms") else "TVM tuned: not timed,",
-      f"OpenBLAS {blas[0]['median_ms']:.1f}" if blas and "median_ms" in blas[0] else f"OpenBLAS: {blas or lines}",
+      f"OpenBLAS {blas[0]['time_ms']['median']:.1f}" if blas and "time_ms" in blas[0] else f"OpenBLAS: {blas or lines}",
       f"({core[0]['openblas_core']} kernel)" if core else "")
 PY
   fi
