@@ -6,6 +6,7 @@
 # and `ekb experiment` with direct, leka:llm and leka:search against it (issue 20's one command).
 #
 # Usage: bench/llm_real_server.sh [--setup-only] [build dir (default build)]
+#   $EKB_LLM_KEEP   a directory to copy the experiment into (else it goes with the temporary one)
 #   $EKB_LLM_VENV   the virtual environment (default ~/.cache/ekb/llm-real-server/venv); the first
 #                   run pip-installs llama-cpp-python there, which compiles llama.cpp (long on 2 cores)
 set -euo pipefail
@@ -147,6 +148,8 @@ start=$(date +%s.%N)
   --budget evaluations=3 --min-time 0.01 --out "$work/experiment" "${workloads[@]}" > "$work/experiment.log" 2>&1
 echo "   exit status $?, $(echo "$(date +%s.%N) - $start" | bc) s"
 sed -n '/^experiment /,$p' "$work/experiment.log"
+# $EKB_LLM_KEEP: a directory to keep the experiment in (trajectories, solutions, the request log).
+[ -n "${EKB_LLM_KEEP:-}" ] && mkdir -p "$EKB_LLM_KEEP" && cp -r "$work/experiment" "$work/models.toml" "$EKB_LLM_KEEP/"
 set -e
 tail -25 "$work/eval.log"
 

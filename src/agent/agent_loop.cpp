@@ -107,7 +107,7 @@ class Loop {
       if (p.stop) break;
       const int index = static_cast<int>(out.steps.size());
       Step step;
-      if (p.text.empty() && p.layer != Layer::Schedule && p.layer != Layer::Memory) {
+      if (p.unusable || (p.text.empty() && p.layer != Layer::Schedule && p.layer != Layer::Memory)) {
         step.index = index;
         step.layer = p.layer;
         step.action = p.action;

@@ -116,6 +116,7 @@ Proposal unusable_proposal(const AgentState& state, std::string reason) {
   p.layer = state.layer;
   p.action = "no proposal";
   p.rationale = std::move(reason);
+  p.unusable = true;
   return p;
 }
 

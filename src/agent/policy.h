@@ -64,6 +64,9 @@ struct Proposal {
   std::string action;     // one line for the trajectory: "split(C, i, 32, io, ii)", "revert to step 3"
   std::string rationale;  // the policy's reason, when it gives one
   bool stop = false;      // nothing more to try: the loop ends for this workload (text ignored)
+  // Nothing could be read from the policy's answer (the reason in `rationale`): recorded and charged,
+  // never evaluated. An empty schedule or memory text is otherwise a proposal: "no such block".
+  bool unusable = false;
   eval::Ledger cost;      // what producing it cost (LLM calls, tokens, USD, wall); evaluations are the loop's
 };
 

@@ -138,6 +138,23 @@ TEST_F(AgentLoop, AWrongComputeRewriteIsCaughtAtCorrectness) {
   EXPECT_EQ(r.final.best_step, 0);
 }
 
+TEST_F(AgentLoop, AnUnusableAnswerInTheScheduleLayerIsRecordedAndNeverEvaluated) {
+  // An empty schedule text is a proposal ("no schedule block"); an unusable answer is not, in any layer.
+  ScriptedPolicy policy({[](const AgentState&) {
+    Proposal p = proposal(Layer::Schedule, "", "no proposal");
+    p.unusable = true;
+    p.rationale = "the reply has no fenced block and is not STOP";
+    return p;
+  }});
+  AgentRun r = run(policy);
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[1].outcome, "unusable");
+  EXPECT_EQ(r.steps[1].message, "the reply has no fenced block and is not STOP");
+  EXPECT_FALSE(r.steps[1].ms.has_value());
+  EXPECT_EQ(r.steps[1].cost.evaluations, 0);
+  EXPECT_EQ(r.final.spent.evaluations, 2);  // step 0 and the final evaluation only
+}
+
 TEST_F(AgentLoop, TheBudgetStopsTheLoopAtItsEvaluations) {
   ScriptedPolicy::Script script(20, [](const AgentState&) { return proposal(Layer::Schedule, kGoodSchedule, "again"); });
   ScriptedPolicy policy(script);
