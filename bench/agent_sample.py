@@ -3,8 +3,10 @@
 
 Reads `ekb list --json` on stdin and prints N non-held-out workloads, the first of each of N patterns
 spread evenly over the suite's patterns in list order, domains interleaved (so that a run cut short
-has reached every domain); with --heldout, then the held-out workloads of the same patterns.
-Usage: ekb list --json | bench/agent_sample.py N [--heldout]
+has reached every domain); with --heldout, then the held-out workloads of the same patterns. With
+--largest, each pattern's workload that moves the most bytes instead of its first (on a GPU the
+first, often a micro shape, is a few microseconds: launch-bound, nothing to optimize).
+Usage: ekb list --json | bench/agent_sample.py N [--heldout] [--largest]
 """
 import collections
 import json
@@ -12,11 +14,15 @@ import sys
 
 n_wanted = int(sys.argv[1])
 with_heldout = "--heldout" in sys.argv[2:]
+largest = "--largest" in sys.argv[2:]
 workloads = json.load(sys.stdin)
-first = {}
+first, most_bytes = {}, {}
 for w in workloads:
     if not w["heldout"] and w.get("valid", True):
-        first.setdefault(w["pattern"], w["name"])
+        if largest and w["min_bytes"] <= most_bytes.get(w["pattern"], -1):
+            continue
+        most_bytes[w["pattern"]] = w["min_bytes"]
+        first[w["pattern"]] = w["name"] if largest else first.get(w["pattern"], w["name"])
 patterns = list(first)
 n = min(n_wanted, len(patterns))
 picked = [patterns[int(k * len(patterns) / n)] for k in range(n)]

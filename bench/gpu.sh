@@ -380,7 +380,8 @@ if step tvm-tune && [ -e "$tune_dir/tvm-tuning.json" ] && [ -e "$tune_dir/worklo
 fi
 
 # ---- LEKA's search on cuda (issue 20, docs/AGENT.md): bench/agent.sh's sample on the GPU ----
-# $EKB_GPU_AGENT_N workloads (default 30; bench/agent_sample.py, without the held-out part), each
+# $EKB_GPU_AGENT_N workloads (default 30; bench/agent_sample.py, without the held-out part;
+# EKB_GPU_AGENT_SAMPLE=--largest takes each pattern's largest workload instead of its first), each
 # searched by `ekb agent --policy search` with $EKB_GPU_AGENT_EVALS evaluations (default 64) and at
 # most $EKB_GPU_AGENT_WALL seconds (default: what the step's share of the budget allows), in
 # $EKB_GPU_AGENT_SHARDS processes side by side (default 4: they share the GPU, so a step's timing
@@ -394,7 +395,7 @@ fi
 # a GPU: a dry run on PoCL, e.g. EKB_GPU_OPENCL_PLATFORM=pocl EKB_GPU_STEPS=agent EKB_GPU_AGENT_N=2).
 agent_args=(--backend cuda); [ "${EKB_GPU_AGENT_BACKEND:-cuda}" = opencl ] && agent_args=("${opencl_args[@]}")
 if step agent && { [ "$has_cuda" = 1 ] || [ "${EKB_GPU_AGENT_BACKEND:-}" = opencl ]; }; then
-  mapfile -t agent_ws < <(python3 bench/agent_sample.py "${EKB_GPU_AGENT_N:-30}" < "$work/list.json")
+  mapfile -t agent_ws < <(python3 bench/agent_sample.py "${EKB_GPU_AGENT_N:-30}" ${EKB_GPU_AGENT_SAMPLE:-} < "$work/list.json")
   agent_shards=${EKB_GPU_AGENT_SHARDS:-4}
   # The search gets two thirds of what is left (of the step's share beside the suites), the judging the rest.
   agent_left=$(( $(seconds_left) - 20 )); { step cuda || step opencl; } && agent_left=$(( agent_left / 2 ))

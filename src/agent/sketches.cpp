@@ -169,6 +169,14 @@ Sketch::Sketch(const WorkloadAnalysis& analysis) : stages_(analysis.stages) {
 GeneValues Sketch::initial() const {
   GeneValues v;
   for (const auto& g : genes_) v[g.name] = g.values.front();
+  // The first feasible choice that changes one gene, where the first values are not.
+  for (const auto& g : genes_) {
+    if (feasible(v)) break;
+    const int first = v[g.name];
+    for (int value : g.values)
+      if (v[g.name] = value; feasible(v)) break;
+    if (!feasible(v)) v[g.name] = first;
+  }
   return v;
 }
 
@@ -238,8 +246,15 @@ int64_t gpu_factor(int64_t extent, int factor) { return extent > 0 && extent <= 
 }  // namespace
 
 bool Sketch::feasible(const GeneValues& v) const {
-  if (!gpu_ || gpu_form_ != GpuForm::Tiled) return true;
+  if (!gpu_) return true;
   const auto pure = loops_of(stages_[out_], false);
+  if (gpu_form_ == GpuForm::Flat) {
+    // The loops outside the innermost on block.y: at most 65535 blocks along y.
+    int64_t outer = 1;
+    for (size_t l = 0; l + 1 < pure.size(); ++l) outer *= std::max<int64_t>(pure[l].extent, 1);
+    return !gene(v, "block_y") || pure.size() < 2 || outer <= 65535;
+  }
+  if (gpu_form_ != GpuForm::Tiled) return true;
   const LoopFacts& i = pure[pure.size() - 2];
   const LoopFacts& j = pure[pure.size() - 1];
   const int64_t bi = gpu_factor(i.extent, gene(v, "block_i")), bj = gpu_factor(j.extent, gene(v, "block_j"));
@@ -398,6 +413,17 @@ std::string Sketch::schedule_gpu(const GeneValues& v) const {
     }
     return block("schedule", "gpu", d);
   }
+  // The loops outside the innermost fused into one block.y loop (before the split: a split's
+  // tail would run the innermost loop outside them), so that the block loops are outermost.
+  std::string outer;
+  if (pure.size() >= 2) {
+    outer = pure[0].name;
+    for (size_t l = 1; l + 1 < pure.size(); ++l) {
+      const std::string fused = outer + "_" + pure[l].name;
+      d.push_back(fmt::format("fuse({}, {}, {}, {})", o.name, outer, pure[l].name, fused));
+      outer = fused;
+    }
+  }
   const LoopFacts& last = pure.back();
   if (fits(last.extent, threads) && last.extent != threads) {
     d.push_back(fmt::format("split({}, {}, {}, {}_o, {}_i)", o.name, last.name, threads, last.name, last.name));
@@ -406,16 +432,7 @@ std::string Sketch::schedule_gpu(const GeneValues& v) const {
   } else {
     d.push_back(fmt::format("bind({}, {}, thread.x)", o.name, last.name));
   }
-  if (pure.size() >= 2) {
-    // The loops outside the innermost fused into one, so that the block loops are outermost.
-    std::string outer = pure[0].name;
-    for (size_t l = 1; l + 1 < pure.size(); ++l) {
-      const std::string fused = outer + "_" + pure[l].name;
-      d.push_back(fmt::format("fuse({}, {}, {}, {})", o.name, outer, pure[l].name, fused));
-      outer = fused;
-    }
-    d.push_back(fmt::format("bind({}, {}, block.y)", o.name, outer));
-  }
+  if (!outer.empty()) d.push_back(fmt::format("bind({}, {}, block.y)", o.name, outer));
   return block("schedule", "gpu", d);
 }
 

@@ -94,6 +94,21 @@ TEST(Sketches, OnAGpuARowReductionTakesABlockPerRowAndItsThreadsShareTheReductio
   EXPECT_TRUE(has(softmax.memory(v), "cache_read(x, y, r, shared, x_s)")) << softmax.memory(v);
 }
 
+TEST(Sketches, OnAGpuAFlatGridFusesBeforeItSplitsAndKeepsWithinTheGridsLimits) {
+  // A ragged split of the innermost loop first would leave a tail outside the loops to fuse.
+  Sketch relu6(analysis_of("nn.relu6/mbv2_035_96_48x48x48", ir::Target::Cuda));  // [1, 48, 48, 48]
+  GeneValues v = relu6.initial();
+  v["threads"] = 32;
+  const std::string schedule = relu6.schedule(v);
+  ASSERT_TRUE(has(schedule, "split(")) << schedule;
+  EXPECT_LT(schedule.find("fuse("), schedule.find("split(")) << schedule;
+  // 1 x 1080 x 1920 rows cannot be blocks along y (at most 65535): the start is the fused grid.
+  Sketch d2s(analysis_of("nn.depth_to_space/espcn_360x640x9", ir::Target::Cuda));
+  const GeneValues start = d2s.initial();
+  EXPECT_TRUE(d2s.feasible(start));
+  EXPECT_FALSE(has(d2s.schedule(start), "block.y")) << d2s.schedule(start);
+}
+
 // Every GPU form, at its starting point and with its memory genes on and register tiles, is
 // correct on an OpenCL device (PoCL here and in CI) under the full protocol.
 class GpuSketchesAreCorrect : public ::testing::TestWithParam<const char*> {};
