@@ -86,7 +86,8 @@ def tuned_cpu(req, result):
     prim_func = build.parse(script)
     try:
         scheduled, report = tune.tuned_func(prim_func, bool(req.get("native", False)), spec["records_dir"],
-                                            spec["trials"], spec.get("input_ranges"), externs)
+                                            spec["trials"], spec.get("input_ranges"), externs,
+                                            spec["func"]["buffers"])
     except Exception as e:  # MetaSchedule's failure is this workload's note, not a failed compile
         tuning["note"] = "MetaSchedule failed: %s" % (str(e).strip().splitlines() or [type(e).__name__])[-1]
         return None, []

@@ -18,6 +18,8 @@ another shape (a loop bound that depends on another loop, a nested reduction, a 
 raises NotTunable: the workload then keeps the untuned translation.
 """
 
+import functools
+
 from .translate import BUFFER_DTYPES, DTYPES, Translator
 
 
@@ -56,8 +58,19 @@ class BlockTranslator(Translator):
         self.var_text = {}  # loop variable -> its value in terms of block variables
         self.accumulators = {}  # accumulator -> (buffer name, its index text)
         self.allocations = []  # T.alloc_buffer lines of the temps and accumulators
+        # Temps of more than one dimension are declared with their shapes, each flat index split
+        # back into one index per dimension (temp_index). Over a flat temp, TVM 0.27's compute_at
+        # inverts the producer's index `y * W + x` at the two ends of the consumer's flat range
+        # only (InverseAffineIterMap in compute_at.cc): a box filter's tile reading rows
+        # [y0, y1] at columns x - R .. x + R got x in [R - 1, W - R] instead of [0, W - 1], and the
+        # columns it skipped were never computed (img.guided_filter, tuned: 3360 pixels wrong).
+        self.temp_shapes = {b["name"]: b["shape"] for b in func["buffers"]
+                            if b["role"] == "temp" and len(b["shape"]) > 1}
 
     def expr(self, e):
+        if e["k"] == "load" and e["buffer"] in self.temp_shapes:
+            text = self.element_at(e["buffer"], e["indices"][0])
+            return "(%s != T.uint8(0))" % text if e["type"] == "bool" else text
         if e["k"] == "var" and e["name"] in self.accumulators:
             buf, index = self.accumulators[e["name"]]
             return "%s[%s]" % (buf, index)
@@ -75,6 +88,49 @@ class BlockTranslator(Translator):
     def element(self, buffer, index):
         """The element of `buffer` at the flat index text `index`."""
         return "%s[%s]" % (self.buf_name(buffer), index)
+
+    def element_at(self, buffer, index):
+        """The element of `buffer` at the flat index expression `index` (JSON)."""
+        shape = self.temp_shapes.get(buffer)
+        if shape is None:
+            return self.element(buffer, self.expr(index))
+        return "%s[%s]" % (self.buf_name(buffer), ", ".join(self.temp_index(index, shape)))
+
+    def temp_index(self, e, shape):
+        """One index text per dimension of a temp of `shape` whose flat index is `e`. The loop IR
+        flattens t[i, j, k] as i * S0 + (j * S1 + k) (S the strides): those terms are taken back
+        as they are, a folded constant first index (i * S0 + c) too; any other form is split by
+        floordiv/floormod of the strides, which is exact for every index read."""
+        strides = [1] * len(shape)
+        for d in range(len(shape) - 2, -1, -1):
+            strides[d] = strides[d + 1] * shape[d + 1]
+        parts = self.split_flat(e, strides, shape)
+        if parts is not None:
+            return parts
+        flat, out = self.expr(e), []
+        for d, (n, stride) in enumerate(zip(shape, strides)):
+            part = "T.floordiv(%s, T.int64(%d))" % (flat, stride) if stride > 1 else flat
+            out.append(part if d == 0 else "T.floormod(%s, T.int64(%d))" % (part, n))
+        return out
+
+    def split_flat(self, e, strides, shape):
+        if len(strides) == 1:
+            return [self.expr(e)]
+        if e["k"] != "binary" or e["op"] != "add" or not e.get("no_wrap", True):
+            return None
+        x, y = e["args"]
+        for a, rest in ((x, y), (y, x)):  # a * S0 + rest
+            if (a["k"] == "binary" and a["op"] == "mul" and a.get("no_wrap", True)
+                    and constant(a["args"][1]) == strides[0]):
+                tail = self.split_flat(rest, strides[1:], shape[1:])
+                if tail is not None:
+                    return [self.expr(a["args"][0])] + tail
+        c = constant(y)  # rest + c, c = i * S0 with a constant i inside the first dimension
+        if c is not None and c % strides[0] == 0 and 0 <= c // strides[0] < shape[0]:
+            tail = self.split_flat(x, strides[1:], shape[1:])
+            if tail is not None:
+                return ["T.int64(%d)" % (c // strides[0])] + tail
+        return None
 
     def loops(self, s, stage):
         """The perfect nest of constant-bound loops at s: ([(var, min, extent)], its body)."""
@@ -150,7 +206,7 @@ class BlockTranslator(Translator):
         value = self.expr(store["value"])
         if self.buffer_types.get(store["buffer"]) == "bool":
             value = 'T.Cast("uint8", %s)' % value
-        line = "%s = %s" % (self.element(store["buffer"], self.expr(store["indices"][0])), value)
+        line = "%s = %s" % (self.element_at(store["buffer"], store["indices"][0]), value)
         self.block(1, "s%d" % n, [(v, lo, e, "S") for v, lo, e in spatial], [line])
 
     def script(self):
@@ -176,8 +232,12 @@ class BlockTranslator(Translator):
                 ext = constant(s["extent"])
                 if ext is None:
                     raise NotTunable("temp %s has no constant size" % s["buffer"])
-                self.allocations.append('%s = T.sblock_alloc_buffer((T.int64(%d),), "%s")' % (
-                    self.buf_name(s["buffer"]), ext, BUFFER_DTYPES[s["type"]]))
+                shape = self.temp_shapes.get(s["buffer"], [ext])
+                if ext != functools.reduce(lambda a, b: a * b, shape, 1):  # not the declared tensor: flat
+                    self.temp_shapes.pop(s["buffer"], None)
+                    shape = [ext]
+                self.allocations.append('%s = T.sblock_alloc_buffer((%s,), "%s")' % (
+                    self.buf_name(s["buffer"]), ", ".join("T.int64(%d)" % d for d in shape), BUFFER_DTYPES[s["type"]]))
                 pending = statements(s["body"]) + pending
             elif s["k"] == "block":
                 pending = statements(s) + pending

@@ -17,6 +17,10 @@ WORKLOAD_FILE = "database_workload.json"
 BUILD_TIMEOUT_S = 600.0
 RUN_TIMEOUT_S = 300.0
 RECORD_FILE = "database_tuning_record.json"
+# ekb_abi.h (half conversions) for the helpers compiled into each candidate: <source>/include, the
+# bridge being <source>/python/ekb_tvm.
+ABI_HEADER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          "include", "ekb", "ekb_abi.h")
 
 
 def tuning_target(native):
@@ -79,8 +83,8 @@ def open_database(records_dir):
 
 def alloc_in_ranges(arg_ranges, device, args_info, alloc_repeat):
     """MetaSchedule's f_alloc_argument (run in its runner's worker process): every argument with
-    a range in `arg_ranges` (one entry per parameter, None for outputs and unranged inputs)
-    filled uniformly inside it, the rest at random as MetaSchedule does."""
+    a range in `arg_ranges` (one (lo, hi, IR type) per parameter, None for outputs and unranged
+    inputs) filled uniformly inside it, the rest at random as MetaSchedule does."""
     import numpy as np
     from tvm.s_tir.meta_schedule.runner.local_runner import default_alloc_argument
 
@@ -88,14 +92,21 @@ def alloc_in_ranges(arg_ranges, device, args_info, alloc_repeat):
     rng = np.random.default_rng(0)
     for args in repeated:
         for arg, r in zip(args, arg_ranges):
-            shape, dtype = tuple(arg.shape), str(arg.dtype)
-            if r is None or dtype == "bfloat16":  # numpy has no bfloat16; no index is one
+            if r is None:
                 continue
-            if dtype.startswith("float"):
-                values = rng.uniform(r[0], r[1], size=shape)
+            lo, hi, ir_type = r
+            shape, dtype = tuple(arg.shape), str(arg.dtype)
+            if ir_type in ("f16", "bf16"):  # uint16 buffers of bit patterns (translate.py)
+                values = rng.uniform(lo, hi, size=shape)
+                if ir_type == "f16":
+                    values = values.astype(np.float16).view(np.uint16)
+                else:  # bf16: the top half of the f32 (truncated: stays inside the range's magnitude)
+                    values = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+            elif dtype.startswith("float"):
+                values = rng.uniform(lo, hi, size=shape).astype(dtype)
             else:
-                values = rng.integers(int(r[0]), int(r[1]), size=shape, endpoint=True)
-            arg.copyfrom(values.astype(dtype))
+                values = rng.integers(int(lo), int(hi), size=shape, endpoint=True).astype(dtype)
+            arg.copyfrom(values)
     return repeated
 
 
@@ -107,20 +118,39 @@ def export_with_helpers(helpers_c, mod):
 
     work = tempfile.mkdtemp(prefix="ekb-tvm-candidate-")
     source, obj = os.path.join(work, "ekb_tvm_helpers.c"), os.path.join(work, "ekb_tvm_helpers.o")
+    # The half helpers call ekb_abi.h's conversions (the cpu backend includes it in the shim);
+    # without it they compiled as implicit declarations, an undefined ekb_f16_to_f32 that killed
+    # every trial of an f16 kernel at its first call ("Subprocess terminated"). A helper that
+    # needs anything else now fails the build with the compiler's message instead.
     with open(source, "w") as f:
-        f.write("#include <stdint.h>\n#include <string.h>\n" + helpers_c)
-    subprocess.run(["cc", "-O2", "-fPIC", "-c", source, "-o", obj], check=True, capture_output=True)
+        f.write('#include <stdint.h>\n#include <string.h>\n#include "%s"\n' % ABI_HEADER + helpers_c)
+    try:
+        subprocess.run(["cc", "-O2", "-fPIC", "-Werror=implicit-function-declaration", "-c", source, "-o", obj],
+                       check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError as e:
+        raise RuntimeError("compiling the shim helpers: " + e.stderr) from e
     artifact = os.path.join(work, "candidate." + tar.output_format)
     mod.export_library(artifact, fcompile=tar, addons=[obj])
     return artifact
 
 
-def argument_ranges(prim_func, input_ranges):
-    """input_ranges ({tensor name: [lo, hi]}, from the request) in the PrimFunc's parameter order."""
-    return [input_ranges.get(p.name) for p in prim_func.params]  # TVM 0.27: a buffer parameter is named as it
+def argument_ranges(prim_func, input_ranges, buffers):
+    """input_ranges ({tensor name: [lo, hi]}, from the request) in the PrimFunc's parameter order,
+    each as (lo, hi, the tensor's IR type); `buffers` is the loop IR's buffer list. A parameter is
+    named as its buffer (TVM 0.27), which the translation prefixes (Translator.buf_name): matched by
+    tensor name, no range ever applied and a gather's random indices crashed every trial."""
+    from .translate import Translator
+
+    by_param = {Translator.buf_name(b["name"]): (input_ranges[b["name"]], b["type"])
+                for b in buffers if b["name"] in input_ranges}
+    out = []
+    for p in prim_func.params:
+        r = by_param.get(p.name)
+        out.append(None if r is None else (r[0][0], r[0][1], r[1]))
+    return out
 
 
-def tune(prim_func, target, records_dir, trials, input_ranges=None, externs=()):
+def tune(prim_func, target, records_dir, trials, input_ranges=None, externs=(), buffers=()):
     """MetaSchedule's search with `trials` measured candidates; its database published as
     records_dir (written beside it and renamed, so a reader sees all of it or none). Inputs are
     measured with values inside input_ranges ({tensor name: [lo, hi]}); the shim helpers named
@@ -129,7 +159,7 @@ def tune(prim_func, target, records_dir, trials, input_ranges=None, externs=()):
 
     from . import shim
 
-    alloc = functools.partial(alloc_in_ranges, argument_ranges(prim_func, input_ranges or {}))
+    alloc = functools.partial(alloc_in_ranges, argument_ranges(prim_func, input_ranges or {}, buffers))
     export = functools.partial(export_with_helpers, shim.helpers_source(externs)) if externs else None
 
     parent = os.path.dirname(records_dir)
@@ -164,7 +194,7 @@ def tune(prim_func, target, records_dir, trials, input_ranges=None, externs=()):
             shutil.rmtree(work, ignore_errors=True)
 
 
-def tuned_func(prim_func, native, records_dir, trials, input_ranges=None, externs=()):
+def tuned_func(prim_func, native, records_dir, trials, input_ranges=None, externs=(), buffers=()):
     """(the scheduled PrimFunc or None, a report for the result). Tunes only when records_dir has
     no records yet."""
     from tvm.s_tir import meta_schedule as ms
@@ -173,7 +203,7 @@ def tuned_func(prim_func, native, records_dir, trials, input_ranges=None, extern
     report = {"trials": trials, "tuned_now": False, "tuning_s": 0.0}
     if not have_records(records_dir):
         start = time.time()
-        tune(prim_func, target, records_dir, trials, input_ranges, externs)
+        tune(prim_func, target, records_dir, trials, input_ranges, externs, buffers)
         report["tuned_now"] = True
         report["tuning_s"] = time.time() - start
     report["records"] = records_hash(records_dir)

@@ -155,6 +155,26 @@ TEST(TvmTuning, AKernelThatCallsTheShimsHelpersIsMeasuredAndTuned) {
   fs::remove_all(o.cache_dir);
 }
 
+// Candidates measured as ekb measures kernels: an f16 kernel's half conversions linked into each
+// candidate (before: an undefined ekb_f16_to_f32 killed every trial) and a gather's indices drawn
+// inside their declared range (before: the ranges were matched to no parameter, random int32
+// delays read out of bounds and every trial died). Both ended in "no valid schedule".
+class TvmTuningInputs : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TvmTuningInputs, TrialsRunAndTheWorkloadIsTuned) {
+  ekb::tvm::TvmOptions o = ekb::tvm::default_options();
+  o.cache_dir = ekb::testing::private_temp_path("tvm_tuning_inputs");
+  o.tune_trials = 2;
+  const ekb::tvm::TvmOutput out = ekb::tvm::compile(bind(GetParam()), ekb::ir::Target::Cpu, o);
+  ASSERT_TRUE(out.tuning);
+  EXPECT_TRUE(out.tuning->tuned) << out.tuning->note;
+  fs::remove_all(o.cache_dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(HalfAndGather, TvmTuningInputs,
+                         ::testing::Values("linalg.dot/n256_f16", "audio.fir_sparse/cmsis_32x8"),
+                         [](const auto& info) { return std::string(info.index == 0 ? "Half" : "Gather"); });
+
 // A search that runs past the bridge's limit (a whole model graph as one PrimFunc: MetaSchedule
 // builds every candidate of it) leaves the workload with the untuned translation and a note, not a
 // failed compile; the outcome is cached under the tuned request, so the search is not paid again.
