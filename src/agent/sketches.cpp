@@ -287,7 +287,7 @@ Sketch::GpuTileLoops Sketch::gpu_tile(const GeneValues& v, std::vector<std::stri
   split(j.name, j.extent, bj, j.name + "_b", j.name + "_in");
   split(i.name + "_in", bi, gene(v, "thread_i"), i.name + "_t", i.name + "_r");
   split(j.name + "_in", bj, gene(v, "thread_j"), j.name + "_t", j.name + "_r");
-  std::vector<std::string> order, reduction_order, unrolled;
+  std::vector<std::string> order, unrolled;
   for (size_t l = 0; l + 2 < pure.size(); ++l) order.push_back(pure[l].name);
   const size_t batch_loops = order.size();
   order.insert(order.end(), {i.name + "_b", j.name + "_b", i.name + "_t", j.name + "_t"});
