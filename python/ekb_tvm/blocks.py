@@ -18,7 +18,7 @@ another shape (a loop bound that depends on another loop, a nested reduction, a 
 raises NotTunable: the workload then keeps the untuned translation.
 """
 
-import functools
+import math
 
 from .translate import BUFFER_DTYPES, DTYPES, Translator
 
@@ -233,7 +233,7 @@ class BlockTranslator(Translator):
                 if ext is None:
                     raise NotTunable("temp %s has no constant size" % s["buffer"])
                 shape = self.temp_shapes.get(s["buffer"], [ext])
-                if ext != functools.reduce(lambda a, b: a * b, shape, 1):  # not the declared tensor: flat
+                if ext != math.prod(shape):  # not the declared tensor: flat
                     self.temp_shapes.pop(s["buffer"], None)
                     shape = [ext]
                 self.allocations.append('%s = T.sblock_alloc_buffer((%s,), "%s")' % (

@@ -15,6 +15,24 @@ std::vector<LoopFacts> loops_of(const StageFacts& s, bool reduction) {
   return out;
 }
 
+// The names of `loops`.
+std::vector<std::string> names_of(const std::vector<LoopFacts>& loops) {
+  std::vector<std::string> out;
+  for (const auto& l : loops) out.push_back(l.name);
+  return out;
+}
+
+// `loops` (adjacent, outermost first) of `stage` fused into one loop named by joining theirs with
+// '_'; the fuse directives appended to `d` (none for a single loop). Returns that name.
+std::string fuse_loops(const std::string& stage, const std::vector<std::string>& loops, std::vector<std::string>* d) {
+  std::string fused = loops.front();
+  for (size_t l = 1; l < loops.size(); ++l) {
+    d->push_back(fmt::format("fuse({}, {}, {}, {}_{})", stage, fused, loops[l], fused, loops[l]));
+    fused += "_" + loops[l];
+  }
+  return fused;
+}
+
 // Whether a loop of `extent` iterations can be split by `factor` (an unknown extent: assume so).
 bool fits(int64_t extent, int factor) { return factor > 0 && (extent == 0 || extent >= factor); }
 
@@ -310,11 +328,7 @@ Sketch::GpuTileLoops Sketch::gpu_tile(const GeneValues& v, std::vector<std::stri
   d.push_back(reorder + ")");
   // The loops outside the tile (a batch, a conv's output rows) fused into one grid axis.
   if (batch_loops > 0) {
-    std::string outer = order[0];
-    for (size_t l = 1; l < batch_loops; ++l) {
-      d.push_back(fmt::format("fuse({}, {}, {}, {}_{})", o.name, outer, order[l], outer, order[l]));
-      outer += "_" + order[l];
-    }
+    const std::string outer = fuse_loops(o.name, {order.begin(), order.begin() + batch_loops}, &d);
     d.push_back(fmt::format("bind({}, {}, block.z)", o.name, outer));
   }
   d.push_back(fmt::format("bind({}, {}_b, block.y)", o.name, i.name));
@@ -331,11 +345,7 @@ namespace {
 
 // `rows`, a stage's outermost loops, fused into one loop bound to block.x; returns its name.
 std::string bind_rows(const std::string& stage, const std::vector<LoopFacts>& rows, std::vector<std::string>* d) {
-  std::string row = rows[0].name;
-  for (size_t l = 1; l < rows.size(); ++l) {
-    d->push_back(fmt::format("fuse({}, {}, {}, {}_{})", stage, row, rows[l].name, row, rows[l].name));
-    row += "_" + rows[l].name;
-  }
+  const std::string row = fuse_loops(stage, names_of(rows), d);
   d->push_back(fmt::format("bind({}, {}, block.x)", stage, row));
   return row;
 }
@@ -355,6 +365,19 @@ void spread_over_threads(const std::string& stage, const LoopFacts& loop, int th
   d->push_back(fmt::format("bind({}, {}_t, thread.x)", stage, loop.name));
 }
 
+// A loop of `extent` iterations spread over blocks of `threads` threads, or bound to the threads of
+// one block when it has no more iterations than that.
+void spread_over_blocks(const std::string& stage, const std::string& loop, int64_t extent, int threads,
+                        std::vector<std::string>* d) {
+  if (fits(extent, threads) && extent != threads) {
+    d->push_back(fmt::format("split({}, {}, {}, {}_o, {}_i)", stage, loop, threads, loop, loop));
+    d->push_back(fmt::format("bind({}, {}_o, block.x)", stage, loop));
+    d->push_back(fmt::format("bind({}, {}_i, thread.x)", stage, loop));
+  } else {
+    d->push_back(fmt::format("bind({}, {}, thread.x)", stage, loop));
+  }
+}
+
 }  // namespace
 
 std::string Sketch::schedule_gpu(const GeneValues& v) const {
@@ -370,9 +393,7 @@ std::string Sketch::schedule_gpu(const GeneValues& v) const {
     case GpuForm::RowReduction: {
       // One block per output element, its single reduction loop shared by the block's threads (a
       // cooperative reduction).
-      std::vector<std::string> outer;
-      for (const auto& l : pure) outer.push_back(l.name);
-      spread_over_threads(o.name, loops_of(o, true)[0], threads, outer, &d);
+      spread_over_threads(o.name, loops_of(o, true)[0], threads, names_of(pure), &d);
       bind_rows(o.name, pure, &d);
       return block("schedule", "gpu", d);
     }
@@ -380,9 +401,7 @@ std::string Sketch::schedule_gpu(const GeneValues& v) const {
       // One block per row: the temps' reductions over the row computed there cooperatively, then
       // each thread writes a strided part of the row.
       const std::vector<LoopFacts> rows(pure.begin(), pure.end() - 1);
-      std::vector<std::string> outer;
-      for (const auto& l : rows) outer.push_back(l.name);
-      spread_over_threads(o.name, pure.back(), threads, outer, &d);
+      spread_over_threads(o.name, pure.back(), threads, names_of(rows), &d);
       const std::string row = bind_rows(o.name, rows, &d);
       for (size_t s = stages_.size(); s-- > 0;) {
         const auto red = loops_of(stages_[s], true);
@@ -397,41 +416,17 @@ std::string Sketch::schedule_gpu(const GeneValues& v) const {
   }
   if (!gene(v, "block_y") && pure.size() >= 2) {
     // Every pure loop fused into one, spread over blocks of `threads`.
-    std::string flat = pure[0].name;
-    for (size_t l = 1; l < pure.size(); ++l) {
-      d.push_back(fmt::format("fuse({}, {}, {}, {}_{})", o.name, flat, pure[l].name, flat, pure[l].name));
-      flat += "_" + pure[l].name;
-    }
+    const std::string flat = fuse_loops(o.name, names_of(pure), &d);
     int64_t extent = 1;
     for (const auto& l : pure) extent = l.extent > 0 && extent > 0 ? extent * l.extent : 0;
-    if (fits(extent, threads) && extent != threads) {
-      d.push_back(fmt::format("split({}, {}, {}, {}_o, {}_i)", o.name, flat, threads, flat, flat));
-      d.push_back(fmt::format("bind({}, {}_o, block.x)", o.name, flat));
-      d.push_back(fmt::format("bind({}, {}_i, thread.x)", o.name, flat));
-    } else {
-      d.push_back(fmt::format("bind({}, {}, thread.x)", o.name, flat));
-    }
+    spread_over_blocks(o.name, flat, extent, threads, &d);
     return block("schedule", "gpu", d);
   }
   // The loops outside the innermost fused into one block.y loop (before the split: a split's
   // tail would run the innermost loop outside them), so that the block loops are outermost.
-  std::string outer;
-  if (pure.size() >= 2) {
-    outer = pure[0].name;
-    for (size_t l = 1; l + 1 < pure.size(); ++l) {
-      const std::string fused = outer + "_" + pure[l].name;
-      d.push_back(fmt::format("fuse({}, {}, {}, {})", o.name, outer, pure[l].name, fused));
-      outer = fused;
-    }
-  }
-  const LoopFacts& last = pure.back();
-  if (fits(last.extent, threads) && last.extent != threads) {
-    d.push_back(fmt::format("split({}, {}, {}, {}_o, {}_i)", o.name, last.name, threads, last.name, last.name));
-    d.push_back(fmt::format("bind({}, {}_o, block.x)", o.name, last.name));
-    d.push_back(fmt::format("bind({}, {}_i, thread.x)", o.name, last.name));
-  } else {
-    d.push_back(fmt::format("bind({}, {}, thread.x)", o.name, last.name));
-  }
+  const std::vector<LoopFacts> outer_loops(pure.begin(), pure.end() - 1);
+  const std::string outer = outer_loops.empty() ? "" : fuse_loops(o.name, names_of(outer_loops), &d);
+  spread_over_blocks(o.name, pure.back().name, pure.back().extent, threads, &d);
   if (!outer.empty()) d.push_back(fmt::format("bind({}, {}, block.y)", o.name, outer));
   return block("schedule", "gpu", d);
 }
@@ -450,8 +445,8 @@ std::string Sketch::memory_gpu(const GeneValues& v) const {
              std::find(o.reads.begin(), o.reads.end(), input_) != o.reads.end()) {
     // The row read by the temps' reductions and again by the output, copied into shared memory once.
     const auto pure = loops_of(o, false);
-    std::string row = pure[0].name;
-    for (size_t l = 1; l + 1 < pure.size(); ++l) row += "_" + pure[l].name;
+    std::vector<std::string> ignored;  // the schedule's fuse directives: only the row's name is needed
+    const std::string row = fuse_loops(o.name, names_of({pure.begin(), pure.end() - 1}), &ignored);
     d.push_back(fmt::format("cache_read({}, {}, {}, shared, {}_s)", input_, o.name, row, input_));
   }
   return block("memory", "gpu", d);
