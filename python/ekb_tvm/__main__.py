@@ -92,6 +92,7 @@ def tuned_cpu(req, result):
         tuning["note"] = "MetaSchedule failed: %s" % (str(e).strip().splitlines() or [type(e).__name__])[-1]
         return None, []
     tuning.update(report)
+    tuning["note"] = report.get("check", "")
     if scheduled is None:
         tuning["note"] = "MetaSchedule found no valid schedule in %d trials" % spec["trials"]
         return None, []

@@ -69,9 +69,13 @@ std::optional<GeneValues> SearchPolicy::mutate(Layer layer) {
   for (const auto& g : sketch_->genes())
     if (g.layer == layer && g.values.size() > 1) genes.push_back(&g);
   if (genes.empty()) return std::nullopt;
-  for (int attempt = 0; attempt < kMutationTries; ++attempt) {
+  // Near neighbours first (one or two genes changed). Once they are all tried, farther points (up
+  // to every gene changed): a sketch of few genes ran out of near neighbours after a third of its
+  // budget, and the search stopped there.
+  for (int attempt = 0; attempt < 2 * kMutationTries; ++attempt) {
     GeneValues v = best_;
-    const int changes = rng_() % 4 == 0 ? 2 : 1;
+    const bool far = attempt >= kMutationTries;
+    const int changes = far ? 1 + static_cast<int>(rng_() % genes.size()) : rng_() % 4 == 0 ? 2 : 1;
     for (int c = 0; c < changes; ++c) {
       const Gene& g = *genes[rng_() % genes.size()];
       int value = v[g.name];

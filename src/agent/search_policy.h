@@ -1,7 +1,8 @@
 // The `search` policy (docs/AGENT.md, "The search policy"): no model. Per workload it takes the
 // sketch of the pattern's class (sketches.h), proposes it, then runs a (1+1) evolutionary search
 // over the sketch's genes: each proposal is the best candidate so far with one or two genes of one
-// layer changed, its fitness the loop's measurement (a proposal is kept when it is faster). It is
+// layer changed (more once those are all tried), its fitness the loop's measurement (a proposal is
+// kept when it is faster). It is
 // deterministic for a seed: the same seed and the same outcomes give the same proposals.
 #pragma once
 #include <cstdint>
@@ -26,7 +27,8 @@ class SearchPolicy : public Policy {
   void start(const WorkloadAnalysis& analysis);
   // What became of the last proposal: a kept one becomes the best.
   void learn(const AgentState& state);
-  // The best values with one or two genes of `layer` changed to a choice not tried yet.
+  // The best values with one or two genes of `layer` changed to a choice not tried yet, or with
+  // more of them changed where no near choice is left.
   std::optional<GeneValues> mutate(Layer layer);
   std::string text(Layer layer, const GeneValues& v) const;
   bool has_genes(Layer layer) const;

@@ -195,6 +195,43 @@ TEST(SearchPolicy, TheSameSeedAndOutcomesGiveTheSameProposals) {
   EXPECT_EQ(distinct.size(), first.size());
 }
 
+// Nothing after the sketch is faster: the search goes on past the near neighbours of the start
+// (one or two genes changed) to farther points instead of stopping with budget left.
+TEST(SearchPolicy, WhenTheNearNeighboursRunOutItGoesFartherInsteadOfStopping) {
+  for (const auto& [workload, target] : {std::pair{"linalg.gemm/small", ir::Target::Cpu},
+                                         std::pair{"linalg.gemm/small", ir::Target::Cuda}}) {
+    const WorkloadAnalysis a = analysis_of(workload, target);
+    const Sketch sketch(a);
+    std::vector<size_t> choices;  // of each schedule gene
+    for (const Gene& g : sketch.genes())
+      if (g.layer == Layer::Schedule && g.values.size() > 1) choices.push_back(g.values.size());
+    ASSERT_GE(choices.size(), 3u) << workload << ": too few genes for points beyond two changes";
+    size_t near = 0;  // points one or two genes away from the start
+    for (size_t i = 0; i < choices.size(); ++i) {
+      near += choices[i] - 1;
+      for (size_t j = i + 1; j < choices.size(); ++j) near += (choices[i] - 1) * (choices[j] - 1);
+    }
+    SearchPolicy policy(3);
+    AgentState state;
+    state.analysis = &a;
+    Step start;
+    start.outcome = "kept";
+    state.history.push_back(start);
+    std::set<std::string> schedules;
+    for (int i = 1; i <= static_cast<int>(near) + 64; ++i) {
+      Proposal p = policy.propose(state);
+      if (p.stop) break;
+      if (p.layer == Layer::Schedule) schedules.insert(p.text);
+      Step s;
+      s.index = i;
+      s.layer = p.layer;
+      s.outcome = i == 1 ? "kept" : "slower";  // the sketch, then nothing better
+      state.history.push_back(s);
+    }
+    EXPECT_GT(schedules.size(), near + 1) << workload << ": stopped within the near neighbours";
+  }
+}
+
 class SearchKeepsOnlyCorrectCandidates : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(SearchKeepsOnlyCorrectCandidates, UnderTheFullProtocol) {
