@@ -66,12 +66,13 @@ std::string default_worker_executable() {
   if (std::string env = env_or_empty("EKB_WORKER"); !env.empty()) return env;
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && exe.filename() == "ekb") return exe.string();
+  // `ekb` and `ekb-device` (src/device) both have the `worker` subcommand.
+  if (!ec && (exe.filename() == "ekb" || exe.filename() == "ekb-device")) return exe.string();
   fs::path dir = executable_dir();
   for (const fs::path& c : {dir / "ekb", dir / ".." / "ekb"})
     if (is_file(c) && ::access(c.c_str(), X_OK) == 0) return fs::weakly_canonical(c).string();
   throw std::runtime_error(
-      "cannot find the `ekb` executable to start workers from; set $EKB_WORKER");
+      "cannot find the `ekb` or `ekb-device` executable to start workers from; set $EKB_WORKER");
 }
 
 void make_directories(const std::string& dir) {

@@ -17,8 +17,9 @@ std::string abi_header_path();
 std::string default_cache_dir();
 
 // The program started as a worker (`PROGRAM worker ...`): $EKB_WORKER if set; else this process's
-// executable when it is `ekb`; else an `ekb` next to the executable or one directory up (the test
-// binary lives in build/tests/, ekb in build/). Throws std::runtime_error if none exists.
+// executable when it is `ekb` or `ekb-device`; else an `ekb` next to the executable or one
+// directory up (the test binary lives in build/tests/, ekb in build/). Throws std::runtime_error if
+// none exists.
 std::string default_worker_executable();
 
 // Creates `dir` and its parents (mode 0755); throws std::runtime_error on failure.

@@ -38,6 +38,8 @@ namespace {
 constexpr uint32_t kAuditArch = AUDIT_ARCH_X86_64;
 #elif defined(__aarch64__)
 constexpr uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(AUDIT_ARCH_RISCV64)
+constexpr uint32_t kAuditArch = AUDIT_ARCH_RISCV64;
 #else
 constexpr uint32_t kAuditArch = 0;  // seccomp filter not built for this architecture
 #endif
