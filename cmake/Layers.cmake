@@ -63,3 +63,9 @@ ekb_layer(agent     USES ir lir lower codegen runtime tvm suite eval results llm
 ekb_layer(cli       EXECUTABLE ekb
                     USES ir lir lower codegen runtime tvm suite eval results llm workspace agent
                     PACKAGES CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
+# `ekb-device`: the program a device runs (docs/DEVICES.md): the sandboxed kernel worker and what
+# the device is. Only this and the layers it USES are built with EKB_DEVICE_ONLY (a cross build),
+# so its USES name no layer that needs SQLite, curl, toml++ or OpenSSL.
+ekb_layer(device    EXECUTABLE ekb-device
+                    USES ir runtime
+                    PACKAGES CLI11::CLI11 nlohmann_json::nlohmann_json Threads::Threads)
