@@ -42,6 +42,8 @@ CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Targ
 
 // The opencl backend's --platform, --device and --build-options (ekb eval, ekb agent).
 void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options);
+// --target TRIPLE: the cpu backend's cross target (runtime/cpu_target.h).
+void add_cpu_target_option(CLI::App* cmd, runtime::BackendOptions& options);
 
 // The backend of `target` with those options; a UsageError says why it cannot run here, or that
 // they were given for another backend.

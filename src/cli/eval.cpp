@@ -121,6 +121,12 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
           tvm::kGpuTuneScript));
   }
 
+  if (backend->device_info().emulated && o.timing) {
+    // Times under an emulator measure the emulator: the run is a correctness run, and says so.
+    fmt::print(stderr, "note: {}: correctness only, nothing is timed (--no-timing)\n", backend->device_info().name);
+    o.timing = false;
+  }
+
   eval::EvalOptions options;
   options.trials = o.trials;
   options.timing.min_time_s = o.min_time_s;
@@ -132,6 +138,10 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   spec.id = o.run;
   spec.backend = std::string(backend->name());
   spec.device = {{"backend", device.backend}, {"name", device.name}, {"compiler", device.compiler}};
+  if (!device.target.empty()) {  // only then: a host run's device, and so its run id, stay what they were
+    spec.device["target"] = device.target;
+    spec.device["emulated"] = device.emulated;
+  }
   spec.options = {{"trials", o.trials}, {"min_time_s", o.min_time_s}};
   // Only when changed, so that the run ids derived from the default options stay what they were.
   if (o.call_timeout_s != eval::EvalOptions{}.call_timeout_s) spec.options["call_timeout_s"] = o.call_timeout_s;
@@ -206,6 +216,7 @@ void add_eval_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate solutions against the baseline: correctness, speed, report");
   add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
   add_opencl_options(cmd, o->backend_options);
+  add_cpu_target_option(cmd, o->backend_options);
   cmd->add_option("-s,--solutions", o->solutions,
                   "Solutions directory (docs/SOLUTIONS.md), 'native' for the default lowering itself, 'tvm' for TVM's "
                   "compilation of each workload, or 'tvm-tuned' for TVM's compilation tuned by MetaSchedule (cpu; docs/TVM.md)")

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "runtime/cpu_target.h"
 #include "runtime/opencl_program.h"
 
 namespace ekb::cli {
@@ -39,9 +40,19 @@ void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options) {
                       runtime::opencl::default_build_options() + "' (they are part of the device's compiler string in the results)");
 }
 
+void add_cpu_target_option(CLI::App* cmd, runtime::BackendOptions& options) {
+  std::string known;
+  for (const std::string& t : runtime::cross_cpu_targets()) known += ", " + t;
+  cmd->add_option("--target", options.cpu_target,
+                  "cpu: compile for this target triple (host" + known +
+                      "); a cross target's kernels run under qemu-user, checked but never timed (docs/DEVICES.md)");
+}
+
 std::unique_ptr<runtime::Backend> make_cli_backend(ir::Target target, const runtime::BackendOptions& options) {
   if ((options.platform || options.device || options.build_options) && target != ir::Target::OpenCL)
     throw UsageError("--platform, --device and --build-options are the opencl backend's\n  hint: --backend opencl");
+  if (options.cpu_target && target != ir::Target::Cpu)
+    throw UsageError("--target is the cpu backend's\n  hint: --backend cpu");
   try {
     return runtime::make_backend(target, options);
   } catch (const std::runtime_error& e) {

@@ -90,7 +90,10 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   so.call_timeout_s = options.call_timeout_s;
   so.worker.backend = backend.target();
   so.worker.device = backend.worker_device();
-  so.worker.executable = options.worker_executable;
+  // A cross-compiled cpu target's kernels run in that target's worker, under its emulator.
+  const runtime::WorkerLaunch launch = backend.worker_launch();
+  so.worker.executable = launch.executable.empty() ? options.worker_executable : launch.executable;
+  so.worker.exec_prefix = launch.prefix;
   so.worker.memory_limit_bytes = backend.worker_address_space_limit(
       options.memory_limit_bytes ? options.memory_limit_bytes : default_memory_limit(workload.interface()));
   so.worker.file_size_limit_bytes = options.file_size_limit_bytes;

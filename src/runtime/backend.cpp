@@ -55,7 +55,17 @@ Source Source::from_file(const std::string& path) {
 
 std::unique_ptr<Backend> make_backend(ir::Target target, const BackendOptions& options) {
   switch (target) {
-    case ir::Target::Cpu: return std::make_unique<CpuBackend>();
+    case ir::Target::Cpu: {
+      CpuBackendOptions cpu;
+      if (options.cpu_target) {
+        try {
+          cpu.target = cpu_target(*options.cpu_target);
+        } catch (const std::invalid_argument& e) {
+          throw std::runtime_error(e.what());
+        }
+      }
+      return std::make_unique<CpuBackend>(cpu);
+    }
     case ir::Target::Cuda: return std::make_unique<CudaBackend>();  // throws when there is no CUDA device
     case ir::Target::OpenCL: {  // throws when there is no OpenCL platform
       OpenCLBackendOptions chosen;

@@ -61,6 +61,15 @@ struct DeviceInfo {
   std::string backend;   // "cpu"
   std::string name;      // "Intel(R) Xeon(R) Platinum 8480+ (16 cores)"
   std::string compiler;  // "Debian clang version 14.0.6"
+  std::string target;    // a cross-compiled cpu target's triple ("": the host)
+  bool emulated = false; // its kernels run under an emulator: correct or not, but never a speed
+};
+
+// How a worker for a backend starts (runtime/worker.h): the program (empty: the evaluating ekb, or
+// $EKB_WORKER) and a command line it runs under (an emulator for a cross target; empty: none).
+struct WorkerLaunch {
+  std::string executable;
+  std::vector<std::string> prefix;
 };
 
 class Backend {
@@ -79,12 +88,14 @@ class Backend {
   // The device the workers run kernels on: the one this backend compiles for. Empty for a backend
   // that has only one.
   virtual DeviceSelection worker_device() const { return {}; }
+  virtual WorkerLaunch worker_launch() const { return {}; }
 };
 
 // What `ekb eval --platform --device --build-options` choose: the opencl backend's device and
 // clBuildProgram options. Unset: $EKB_OPENCL_PLATFORM / $EKB_OPENCL_DEVICE (docs/ABI.md), else the
 // first platform with a device; opencl::default_build_options().
 struct BackendOptions {
+  std::optional<std::string> cpu_target;  // cpu: a triple of runtime/cpu_target.h (unset: the host)
   std::optional<std::string> platform;
   std::optional<int> device;
   std::optional<std::string> build_options;

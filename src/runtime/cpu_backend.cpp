@@ -65,14 +65,17 @@ std::string cpu_model_name() {
 
 CpuBackend::CpuBackend(CpuBackendOptions options)
     : options_(std::move(options)),
-      cache_(options_.cache_dir.empty() ? default_cache_dir() : options_.cache_dir, "cpu") {
+      cache_(options_.cache_dir.empty() ? default_cache_dir() : options_.cache_dir,
+             options_.target.is_host() ? "cpu" : "cpu-" + options_.target.triple) {
   if (options_.cc.empty()) options_.cc = env_or("EKB_CC", "clang");
   if (options_.cxx.empty()) options_.cxx = env_or("EKB_CXX", "clang++");
   abi_header_ = abi_header_path();
   abi_header_text_ = read_file(abi_header_);
   std::string info = read_cpuinfo();
-  cpu_identity_ = cpuinfo_field(info, "model name") + "|" + cpuinfo_field(info, "flags") + "|" +
-                  cpuinfo_field(info, "Features") + "|" + cpuinfo_field(info, "CPU part");
+  cpu_identity_ = options_.target.is_host()
+                      ? cpuinfo_field(info, "model name") + "|" + cpuinfo_field(info, "flags") + "|" +
+                            cpuinfo_field(info, "Features") + "|" + cpuinfo_field(info, "CPU part")
+                      : "target " + options_.target.triple;
 }
 
 const std::string& CpuBackend::compiler_version(const std::string& compiler) {
@@ -93,18 +96,17 @@ const std::string& CpuBackend::compiler_version(const std::string& compiler) {
 const DeviceInfo& CpuBackend::device_info() {
   const std::string& version = compiler_version(options_.cc);
   std::lock_guard lock(mutex_);
-  if (device_.backend.empty()) device_ = {"cpu", cpu_model_name(), version};
+  if (device_.backend.empty())
+    device_ = {"cpu", options_.target.is_host() ? cpu_model_name() : options_.target.device_name, version,
+               options_.target.triple, options_.target.emulated};
   return device_;
 }
 
 std::vector<std::string> CpuBackend::flags(Language l) const {
-  std::vector<std::string> f = {"-x", l == Language::C ? "c" : "c++",
-                                l == Language::C ? "-std=gnu17" : "-std=gnu++20",
-                                "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
-                                // Vectorized libm calls (expf, logf, sinf... as glibc's libmvec SIMD
-                                // variants); they need calls that do not set errno.
-                                "-fno-math-errno", "-fveclib=libmvec",
-                                "-include", abi_header_};
+  std::vector<std::string> f = {"-x", l == Language::C ? "c" : "c++", l == Language::C ? "-std=gnu17" : "-std=gnu++20",
+                                "-O3"};
+  f.insert(f.end(), options_.target.compile_flags.begin(), options_.target.compile_flags.end());
+  f.insert(f.end(), {"-include", abi_header_});
   return f;
 }
 
@@ -123,9 +125,7 @@ CompileOutcome CpuBackend::compile(const Source& source) {
   }
   const std::string& compiler = source.language == Language::C ? options_.cc : options_.cxx;
   std::vector<std::string> fl = flags(source.language);
-  // Libraries after the source: libmvec (the vectorized math calls) and libm; -z defs turns an
-  // undefined symbol into a compile error with the compiler's message instead of a load failure later.
-  std::vector<std::string> libs = {"-lmvec", "-lm", "-Wl,-z,defs"};
+  const std::vector<std::string>& libs = options_.target.libraries;
   std::string flag_text;
   for (const auto& f : fl) flag_text += f + " ";
   for (const auto& f : libs) flag_text += f + " ";

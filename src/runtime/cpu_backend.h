@@ -5,7 +5,8 @@
 //         -include <repo>/include/ekb/ekb_abi.h ... -lmvec -lm
 //
 // `-march=native` makes an artifact specific to the CPU, so the CPU model and feature flags are part
-// of the cache key (a cache shared over NFS between machines stays correct).
+// of the cache key (a cache shared over NFS between machines stays correct). For a cross target
+// (runtime/cpu_target.h) the flags are the target's and the key names the triple instead.
 #pragma once
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include "runtime/backend.h"
 #include "runtime/compile_cache.h"
 #include "runtime/compile_step.h"  // trim_compiler_log
+#include "runtime/cpu_target.h"
 
 namespace ekb::runtime {
 
@@ -23,6 +25,7 @@ struct CpuBackendOptions {
   std::string cache_dir;  // empty means default_cache_dir()
   double compile_timeout_s = 120;
   uint64_t compiler_memory_limit = 8ull << 30;
+  CpuTarget target = host_cpu_target();
 };
 
 class CpuBackend final : public Backend {
@@ -32,6 +35,14 @@ class CpuBackend final : public Backend {
   const DeviceInfo& device_info() override;
   CompileOutcome compile(const Source& source) override;
   bool accepts(Language l) const override { return l == Language::C || l == Language::Cpp; }
+  // Emulated: no limit, since qemu-user reserves the guest's whole address space up front.
+  uint64_t worker_address_space_limit(uint64_t suggested) const override {
+    return options_.target.emulated ? 0 : suggested;
+  }
+  WorkerLaunch worker_launch() const override {
+    return {options_.target.worker_executable, options_.target.worker_prefix};
+  }
+  const CpuTarget& cpu_target() const { return options_.target; }
 
   // The flags every solution is compiled with (without the compiler, source and output paths).
   std::vector<std::string> flags(Language l) const;
@@ -42,7 +53,7 @@ class CpuBackend final : public Backend {
   CpuBackendOptions options_;
   std::string abi_header_;
   std::string abi_header_text_;
-  std::string cpu_identity_;  // model name and feature flags: part of every cache key
+  std::string cpu_identity_;  // model name and feature flags (a cross target: its triple): part of every cache key
   CompileCache cache_;
   std::mutex mutex_;          // guards the memoized fields below
   DeviceInfo device_;

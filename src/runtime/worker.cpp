@@ -126,6 +126,7 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
                   {"--platform", options_.device.platform, "--device", std::to_string(options_.device.device)});
   if (drop) argv_s.insert(argv_s.end(), {"--uid", std::to_string(uid), "--gid", std::to_string(gid)});
   if (!options_.seccomp) argv_s.push_back("--no-seccomp");
+  argv_s.insert(argv_s.begin(), options_.exec_prefix.begin(), options_.exec_prefix.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);

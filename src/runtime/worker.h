@@ -27,6 +27,7 @@ struct WorkerOptions {
   ir::Target backend = ir::Target::Cpu;       // whose executor runs the kernels
   DeviceSelection device;                     // the backend's worker_device(), passed on its command line
   std::string executable;                     // empty: default_worker_executable()
+  std::vector<std::string> exec_prefix;       // run as prefix + executable ... (an emulator: qemu-user)
   uint64_t memory_limit_bytes = 8ull << 30;   // address space of the whole worker
   uint64_t file_size_limit_bytes = 1 << 20;
   double start_timeout_s = 20;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "runtime/compile_cache.h"
 
@@ -80,6 +81,55 @@ TEST(CpuBackend, DescribesTheDevice) {
   EXPECT_EQ(d.backend, "cpu");
   EXPECT_NE(d.name.find("core"), std::string::npos);
   EXPECT_NE(d.compiler.find("clang"), std::string::npos);
+}
+
+// The host's flags are today's, byte for byte: they are part of every cached artifact's key.
+TEST(CpuTarget, TheHostKeepsItsFlagsAndACrossTargetHasNoneOfTheHostsOwn) {
+  CpuBackend host;
+  std::string flags;
+  for (const auto& f : host.flags(Language::C)) flags += f + " ";
+  EXPECT_EQ(flags.substr(0, flags.find("-include")),
+            "-x c -std=gnu17 -O3 -march=native -fopenmp -fPIC -shared -fno-math-errno -fveclib=libmvec ");
+  EXPECT_EQ(host_cpu_target().libraries, (std::vector<std::string>{"-lmvec", "-lm", "-Wl,-z,defs"}));
+  EXPECT_TRUE(cpu_target("host").is_host());
+
+  for (const std::string& triple : cross_cpu_targets()) {
+    const CpuTarget t = cpu_target(triple);
+    EXPECT_TRUE(t.emulated);
+    std::string all;
+    for (const auto& f : t.compile_flags) all += f + " ";
+    for (const auto& f : t.libraries) all += f + " ";
+    EXPECT_NE(all.find("--target=" + triple), std::string::npos) << all;
+    for (const char* host_only : {"-march=native", "-lmvec", "-fveclib", "-fopenmp"})
+      EXPECT_EQ(all.find(host_only), std::string::npos) << triple << ": " << all;
+    ASSERT_FALSE(t.worker_prefix.empty());
+    EXPECT_NE(t.worker_prefix[0].find("qemu-"), std::string::npos);
+  }
+  EXPECT_THROW(cpu_target("sparc64-linux-gnu"), std::invalid_argument);
+}
+
+// A cross target's artifacts are that target's code, cached apart from the host's.
+TEST(CpuTarget, ACrossTargetCompilesItsOwnCodeIntoItsOwnCache) {
+  for (const auto& [triple, machine] : {std::pair{"aarch64-linux-gnu", "AArch64"}, std::pair{"riscv64-linux-gnu", "RISC-V"}}) {
+    CpuBackendOptions o;
+    o.cache_dir = fresh_cache_dir(std::string("cross-") + triple);
+    o.target = cpu_target(triple);
+    CpuBackend b(o);
+    const Source s{Language::C, "#include <math.h>\nvoid ekb_main(float* y, int64_t n) {\n#pragma omp parallel for\n"
+                                "  for (int64_t i = 0; i < n; ++i) y[i] = expf(y[i]);\n}\n", "t.c"};
+    const CompileOutcome r = b.compile(s);
+    ASSERT_TRUE(r.ok) << triple << ": " << r.log;
+    EXPECT_NE(r.artifact->path.find(std::string("/cpu-") + triple + "/"), std::string::npos) << r.artifact->path;
+    std::ifstream so(r.artifact->path, std::ios::binary);
+    char header[20] = {};
+    so.read(header, sizeof header);
+    const uint16_t e_machine = static_cast<uint16_t>(static_cast<unsigned char>(header[18]) |
+                                                     static_cast<unsigned char>(header[19]) << 8);
+    EXPECT_EQ(e_machine, std::string(machine) == "AArch64" ? 183 : 243) << triple << " (ELF e_machine)";
+    EXPECT_EQ(b.device_info().target, triple);
+    EXPECT_TRUE(b.device_info().emulated);
+    EXPECT_EQ(b.worker_address_space_limit(1 << 30), 0u);
+  }
 }
 
 TEST(CompilerLog, TrimsToTheFirstErrors) {

@@ -1,0 +1,87 @@
+#include "runtime/cpu_target.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace ekb::runtime {
+
+namespace {
+
+// `program` as found on $PATH, or `program` itself where it is not (the spawn then fails naming it).
+std::string on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return dir + "/" + program;
+  return program;
+}
+
+struct CrossTarget {
+  const char* triple;
+  const char* arch;  // qemu's name for it
+  // The baseline ISA every board of the target has: the emitter's vectors are GCC vector
+  // extensions, which clang lowers to NEON here and to scalar code where the ISA has no vectors.
+  std::vector<std::string> isa;
+};
+
+const std::vector<CrossTarget>& cross_targets() {
+  static const std::vector<CrossTarget> targets = {
+      {"aarch64-linux-gnu", "aarch64", {"-march=armv8-a"}},
+      {"riscv64-linux-gnu", "riscv64", {"-march=rv64gc"}},
+  };
+  return targets;
+}
+
+}  // namespace
+
+CpuTarget host_cpu_target() {
+  CpuTarget t;
+  // Vectorized libm calls (expf, logf, sinf... as glibc's libmvec SIMD variants) need calls that
+  // do not set errno.
+  t.compile_flags = {"-march=native", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno", "-fveclib=libmvec"};
+  // -z defs turns an undefined symbol into a compile error with the compiler's message instead of a
+  // load failure later.
+  t.libraries = {"-lmvec", "-lm", "-Wl,-z,defs"};
+  return t;
+}
+
+CpuTarget cpu_target(std::string_view triple) {
+  if (triple.empty() || triple == "host") return host_cpu_target();
+  for (const CrossTarget& c : cross_targets()) {
+    if (triple != c.triple) continue;
+    CpuTarget t;
+    t.triple = c.triple;
+    t.compile_flags = {std::string("--target=") + c.triple};
+    t.compile_flags.insert(t.compile_flags.end(), c.isa.begin(), c.isa.end());
+    // No OpenMP: Debian has no libomp for these targets that the host's clang could link, and
+    // -fopenmp=libgomp drops the pragmas silently. The kernels run on one thread, which the device
+    // name says. No libmvec: glibc 2.36 has none for them.
+    t.compile_flags.insert(t.compile_flags.end(), {"-fPIC", "-shared", "-fno-math-errno"});
+    t.libraries = {"-lm", "-Wl,-z,defs"};
+    std::string arch = c.arch;
+    // Debian's qemu-user-static; the libraries of the target's C library from its cross package.
+    t.worker_prefix = {on_path("qemu-" + arch + "-static"), "-L", std::string("/usr/") + c.triple};
+    std::string upper;
+    for (char ch : arch) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    const char* worker = std::getenv(("EKB_DEVICE_" + upper).c_str());
+    t.worker_executable = worker && *worker ? worker : std::string(EKB_SOURCE_DIR) + "/build-" + c.triple + "/ekb-device";
+    t.emulated = true;
+    t.device_name = std::string(c.triple) + " under qemu-" + arch + " (emulated, one thread)";
+    return t;
+  }
+  std::string known;
+  for (const CrossTarget& c : cross_targets()) known += std::string(known.empty() ? "" : ", ") + c.triple;
+  throw std::invalid_argument("unknown cpu target '" + std::string(triple) + "' (known: host, " + known + ")");
+}
+
+std::vector<std::string> cross_cpu_targets() {
+  std::vector<std::string> out;
+  for (const CrossTarget& c : cross_targets()) out.push_back(c.triple);
+  return out;
+}
+
+}  // namespace ekb::runtime

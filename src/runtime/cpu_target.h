@@ -1,0 +1,37 @@
+// What the cpu backend compiles for, and how its workers run (docs/DEVICES.md, "Targets"):
+//  - the host: clang -march=native with OpenMP and glibc's libmvec, workers started as `ekb worker`;
+//  - a cross target (aarch64-linux-gnu, riscv64-linux-gnu): clang --target=TRIPLE against Debian's
+//    cross toolchain, workers started as that target's ekb-device under qemu-user on this machine.
+// Kernels of a cross target run emulated: correct or not is a real answer, their times are not
+// speeds (the evaluator does not time them).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ekb::runtime {
+
+struct CpuTarget {
+  std::string triple;                       // empty: the host
+  std::vector<std::string> compile_flags;   // after -x, -std and -O3; before -fPIC -shared
+  std::vector<std::string> libraries;       // after the source
+  // How a worker runs kernels of this target: an emulator command line (empty on the host) and the
+  // worker program (empty: the evaluating ekb itself).
+  std::vector<std::string> worker_prefix;
+  std::string worker_executable;
+  bool emulated = false;
+  std::string device_name;                  // the results' device name ("" on the host: the CPU's)
+
+  bool is_host() const { return triple.empty(); }
+};
+
+// The host's target: today's flags, unchanged (the compile cache keys of host artifacts depend on
+// them byte for byte).
+CpuTarget host_cpu_target();
+// The target named by a triple ("" and "host" name the host). Throws std::invalid_argument for a
+// triple it does not know, naming those it does.
+CpuTarget cpu_target(std::string_view triple);
+// The cross targets cpu_target() knows.
+std::vector<std::string> cross_cpu_targets();
+
+}  // namespace ekb::runtime

@@ -1,0 +1,86 @@
+// `ekb eval --target TRIPLE` (docs/DEVICES.md, "Targets"): kernels cross-compiled for aarch64 and
+// riscv64 and checked under qemu-user by that target's ekb-device worker, against the host's
+// reference; correctness only, and the results say which target and that it was emulated.
+// Needs build-TRIPLE/ekb-device (scripts/build-device.sh TRIPLE; scripts/test.sh builds them).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run_ekb.h"
+#include "test_paths.h"
+
+namespace {
+
+using ekb::testing_cli::run_ekb;
+namespace fs = std::filesystem;
+
+// One small workload of each domain, and the patterns of examples/schedules-cpu among them.
+const char* kAcrossDomains =
+    "audio.fir/cmsis_block_32x29 graph.ad_autoencoder/ad_640 img.gaussian3x3/vww_96x96_u8 linalg.gemm/mini "
+    "nn.softmax/kws_1x12 nn.dwconv3x3/kws_25x5x64 qnn.add/mbv2_14x14x96 robotics.quat_mul_normalize/n1024 "
+    "transformer.rmsnorm/smollm_1x576";
+const char* kScheduled =
+    "audio.fir/cmsis_block_32x29 img.gaussian3x3/vww_96x96_u8 linalg.gemm/mini nn.softmax/kws_1x12 "
+    "nn.dwconv3x3/kws_25x5x64 transformer.rmsnorm/smollm_1x576";
+
+class CrossTarget : public ::testing::TestWithParam<const char*> {
+ protected:
+  // `ekb eval` of SOLUTIONS over WORKLOADS for this target: its results JSON.
+  nlohmann::json eval(const std::string& solutions, const std::string& workloads, const std::string& extra = "") {
+    const std::string triple = GetParam();
+    const fs::path worker = fs::path(EKB_SOURCE_DIR) / ("build-" + triple) / "ekb-device";
+    EXPECT_TRUE(fs::exists(worker)) << worker << " is missing: scripts/build-device.sh " << triple;
+    const fs::path dir = ekb::testing::private_temp_path(std::string("cross_") + triple);
+    fs::create_directories(dir);
+    const std::string json = (dir / "results.json").string();
+    auto r = run_ekb("eval -s " + solutions + " --target " + triple + " --trials 3 --db " + (dir / "r.db").string() +
+                     " --json " + json + " " + extra + " " + workloads);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("correctness only"), std::string::npos) << "timing under emulation was not refused: " << r.err;
+    std::ifstream in(json);
+    return in ? nlohmann::json::parse(in) : nlohmann::json{};
+  }
+};
+
+TEST_P(CrossTarget, TheDefaultLoweringIsCorrectUnderEmulationInEveryDomain) {
+  const nlohmann::json results = eval("native", kAcrossDomains);
+  ASSERT_EQ(results["results"].size(), 9u) << results.dump();
+  for (const auto& r : results["results"]) {
+    EXPECT_TRUE(r["correct"].get<bool>()) << r["workload"] << ": " << r["message"];
+    EXPECT_TRUE(r["speedup"].is_null()) << r["workload"] << ": an emulated time reported as a speed";
+  }
+  EXPECT_EQ(results["device"]["target"], GetParam());
+  EXPECT_EQ(results["device"]["emulated"], true);
+}
+
+TEST_P(CrossTarget, TheExampleSchedulesAreCorrectUnderEmulation) {
+  const nlohmann::json results = eval(std::string(EKB_SOURCE_DIR) + "/examples/schedules-cpu", kScheduled);
+  ASSERT_EQ(results["results"].size(), 6u) << results.dump();
+  for (const auto& r : results["results"]) EXPECT_TRUE(r["correct"].get<bool>()) << r["workload"] << ": " << r["message"];
+}
+
+// The checks run under emulation as on the host: a kernel that writes a wrong value is caught.
+TEST_P(CrossTarget, AWrongKernelIsCaughtUnderEmulation) {
+  const fs::path dir = ekb::testing::private_temp_path(std::string("cross_wrong_") + GetParam());
+  fs::create_directories(dir / "linalg.gemm");
+  auto emitted = run_ekb("emit linalg.gemm/mini");
+  ASSERT_EQ(emitted.code, 0) << emitted.err;
+  std::string text = emitted.out;
+  // The last store of the kernel gets one added: a wrong result that is still a valid program.
+  const size_t at = text.rfind("] = ");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.insert(at + 4, "1.0f + ");
+  std::ofstream(dir / "linalg.gemm" / "mini.c") << text;
+  const nlohmann::json results = eval(dir.string(), "linalg.gemm/mini");
+  ASSERT_EQ(results["results"].size(), 1u);
+  EXPECT_FALSE(results["results"][0]["correct"].get<bool>());
+  EXPECT_EQ(results["results"][0]["error"], "mismatch") << results["results"][0].dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Emulated, CrossTarget, ::testing::Values("aarch64-linux-gnu", "riscv64-linux-gnu"),
+                         [](const auto& info) { return std::string(info.param).substr(0, std::string(info.param).find('-')); });
+
+}  // namespace
