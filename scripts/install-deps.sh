@@ -15,10 +15,10 @@ packages=(
   libopenblas-dev
   # ekb-device cross-built with clang --target (docs/DEVICES.md, scripts/build-device.sh): each
   # target's C and C++ libraries and binutils (Debian's gcc-cross layout, which clang finds), and
-  # qemu-user to run its programs here; sshd for the tests that reach a device over SSH
+  # qemu-user to run its programs here (openssh-server comes with the SSH transport, not built yet)
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu
   libc6-dev-riscv64-cross libgcc-12-dev-riscv64-cross libstdc++-12-dev-riscv64-cross binutils-riscv64-linux-gnu
-  qemu-user-static openssh-server
+  qemu-user-static
 )
 
 missing=()
