@@ -39,7 +39,10 @@
 #                      command may run 600 s)
 #   EKB_GPU_STEPS      which of "tests calibrate table tvm tvm-tune agent cuda opencl" to run (default: all; the whole
 #                      list can outrun one call's budget: the suites then stop early and report what
-#                      they finished, so a second call with EKB_GPU_STEPS="cuda opencl" completes them)
+#                      they finished, so a second call with EKB_GPU_STEPS="cuda opencl" completes them).
+#                      The agent step gets what the steps before it leave: after "tvm tvm-tune" on the
+#                      30 largest workloads (nn.lstm_sequence alone runs 64 ms a call) nothing was left
+#                      in a 470 s call, so give it a call of its own (EKB_GPU_STEPS=agent)
 #   EKB_GPU_USE_CARRIED=1  use the binaries in the build directory even where ekb could be built
 #   EKB_GPU_OPENCL_PLATFORM  the OpenCL platform of the opencl steps (default nvidia); without a
 #                      GPU, setting it (pocl) dry-runs the opencl steps: calibration, the opencl
