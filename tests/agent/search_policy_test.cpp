@@ -160,8 +160,11 @@ INSTANTIATE_TEST_SUITE_P(Forms, GpuSketchesAreCorrect,
                            return n;
                          });
 
-// Feeds a policy states whose outcomes are a fixed function of the step, as the loop would.
-std::vector<std::string> actions_with_outcomes(uint64_t seed, const WorkloadAnalysis& analysis, int steps) {
+// Feeds a policy states whose outcomes are a fixed function of the step, as the loop would: by
+// default every third step kept and the memory layer suggested after the fourth. Each proposal as
+// "LAYER: ACTION\nTEXT".
+std::vector<std::string> actions_with_outcomes(uint64_t seed, const WorkloadAnalysis& analysis, int steps,
+                                               bool keep_only_the_first = false) {
   SearchPolicy policy(seed);
   AgentState state;
   state.analysis = &analysis;
@@ -177,9 +180,9 @@ std::vector<std::string> actions_with_outcomes(uint64_t seed, const WorkloadAnal
     s.index = i;
     s.layer = p.layer;
     s.action = p.action;
-    s.outcome = i % 3 == 1 ? "kept" : "slower";
+    s.outcome = (keep_only_the_first ? i == 1 : i % 3 == 1) ? "kept" : "slower";
     state.history.push_back(s);
-    state.layer = i > 4 ? Layer::Memory : Layer::Schedule;
+    if (!keep_only_the_first) state.layer = i > 4 ? Layer::Memory : Layer::Schedule;
   }
   return actions;
 }
@@ -211,23 +214,9 @@ TEST(SearchPolicy, WhenTheNearNeighboursRunOutItGoesFartherInsteadOfStopping) {
       near += choices[i] - 1;
       for (size_t j = i + 1; j < choices.size(); ++j) near += (choices[i] - 1) * (choices[j] - 1);
     }
-    SearchPolicy policy(3);
-    AgentState state;
-    state.analysis = &a;
-    Step start;
-    start.outcome = "kept";
-    state.history.push_back(start);
     std::set<std::string> schedules;
-    for (int i = 1; i <= static_cast<int>(near) + 64; ++i) {
-      Proposal p = policy.propose(state);
-      if (p.stop) break;
-      if (p.layer == Layer::Schedule) schedules.insert(p.text);
-      Step s;
-      s.index = i;
-      s.layer = p.layer;
-      s.outcome = i == 1 ? "kept" : "slower";  // the sketch, then nothing better
-      state.history.push_back(s);
-    }
+    for (const std::string& p : actions_with_outcomes(3, a, static_cast<int>(near) + 64, true))
+      if (p.rfind("schedule:", 0) == 0) schedules.insert(p.substr(p.find('\n') + 1));
     EXPECT_GT(schedules.size(), near + 1) << workload << ": stopped within the near neighbours";
   }
 }
