@@ -9,24 +9,16 @@ namespace ekb::cli {
 
 void add_worker_command(CLI::App& app, Context& ctx) {
   (void)ctx;
-  auto cfg = std::make_shared<runtime::WorkerConfig>();
-  auto no_seccomp = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("worker", "Run kernels for the harness (internal)");
   cmd->group("");  // hidden from --help
-  cmd->add_option("--fd", cfg->socket_fd)->required();
-  add_target_option(cmd, "--backend", cfg->backend, "");
-  cmd->add_option("--platform", cfg->device.platform);
-  cmd->add_option("--device", cfg->device.device);
-  cmd->add_option("--scratch", cfg->sandbox.scratch_dir);
-  cmd->add_option("--memory-limit", cfg->sandbox.memory_limit_bytes);
-  cmd->add_option("--file-limit", cfg->sandbox.file_size_limit_bytes);
-  cmd->add_option("--parent-pid", cfg->sandbox.parent_pid);
-  cmd->add_option("--uid", cfg->sandbox.uid);
-  cmd->add_option("--gid", cfg->sandbox.gid);
-  cmd->add_flag("--no-seccomp", *no_seccomp);
-  cmd->callback([cfg, no_seccomp] {
-    cfg->sandbox.seccomp = !*no_seccomp;
-    g_exit_code = runtime::worker_main(*cfg);
+  // Its arguments are read by runtime, beside the code that writes them (runtime/worker_main.h).
+  cmd->allow_extras();
+  cmd->callback([cmd] {
+    try {
+      g_exit_code = runtime::worker_main(runtime::parse_worker_arguments(cmd->remaining()));
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError(e.what());
+    }
   });
 }
 

@@ -107,29 +107,19 @@ json device_info() {
   return j;
 }
 
-// `worker`: the same options and the same runtime::worker_main as `ekb worker` (cli/worker.cpp).
+// `worker`: the same arguments and the same runtime::worker_main as `ekb worker` (cli/worker.cpp),
+// read by runtime::parse_worker_arguments.
 void add_worker_command(CLI::App& app, int& exit_code) {
-  auto cfg = std::make_shared<runtime::WorkerConfig>();
-  auto no_seccomp = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
-      "worker", "Run kernels for the harness: the worker protocol on an inherited socket (internal)");
-  cmd->add_option("--fd", cfg->socket_fd)->required();
-  cmd->add_option_function<std::string>(
-         "--backend", [cfg](const std::string& name) { cfg->backend = ir::target_from_name(name); }, "")
-      ->check(CLI::IsMember(ir::target_names()))
-      ->default_str(std::string(ir::target_name(cfg->backend)));
-  cmd->add_option("--platform", cfg->device.platform);
-  cmd->add_option("--device", cfg->device.device);
-  cmd->add_option("--scratch", cfg->sandbox.scratch_dir);
-  cmd->add_option("--memory-limit", cfg->sandbox.memory_limit_bytes);
-  cmd->add_option("--file-limit", cfg->sandbox.file_size_limit_bytes);
-  cmd->add_option("--parent-pid", cfg->sandbox.parent_pid);
-  cmd->add_option("--uid", cfg->sandbox.uid);
-  cmd->add_option("--gid", cfg->sandbox.gid);
-  cmd->add_flag("--no-seccomp", *no_seccomp);
-  cmd->callback([cfg, no_seccomp, &exit_code] {
-    cfg->sandbox.seccomp = !*no_seccomp;
-    exit_code = runtime::worker_main(*cfg);
+      "worker", "Run kernels for the harness: the worker protocol on an inherited socket (internal; "
+                "the arguments of runtime/worker_main.h)");
+  cmd->allow_extras();
+  cmd->callback([cmd, &exit_code] {
+    try {
+      exit_code = runtime::worker_main(runtime::parse_worker_arguments(cmd->remaining()));
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError(e.what());
+    }
   });
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <stdexcept>
 
 #include "runtime/crash_report.h"
 #include "runtime/kernel_executor.h"
@@ -140,6 +141,48 @@ int worker_main(const WorkerConfig& config) {
     if (!protocol::send_message(sock, reply)) return kWorkerLostConnection;
     if (must_exit) ::_exit(kWorkerDeviceFault);  // no destructors: the device context is unusable
   }
+}
+
+}  // namespace ekb::runtime
+
+namespace ekb::runtime {
+
+WorkerConfig parse_worker_arguments(const std::vector<std::string>& args) {
+  WorkerConfig c;
+  bool have_fd = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& name = args[i];
+    if (name == "--no-seccomp") {
+      c.sandbox.seccomp = false;
+      continue;
+    }
+    if (i + 1 >= args.size()) throw std::invalid_argument("worker: " + name + " needs a value");
+    const std::string& value = args[++i];
+    auto integer = [&]() -> long long {
+      size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != value.size() || value.empty()) throw std::invalid_argument("worker: " + name + " " + value + ": not an integer");
+      return v;
+    };
+    if (name == "--fd") c.socket_fd = static_cast<int>(integer()), have_fd = true;
+    else if (name == "--backend") c.backend = ir::target_from_name(value);
+    else if (name == "--platform") c.device.platform = value;
+    else if (name == "--device") c.device.device = static_cast<int>(integer());
+    else if (name == "--scratch") c.sandbox.scratch_dir = value;
+    else if (name == "--memory-limit") c.sandbox.memory_limit_bytes = static_cast<uint64_t>(integer());
+    else if (name == "--file-limit") c.sandbox.file_size_limit_bytes = static_cast<uint64_t>(integer());
+    else if (name == "--parent-pid") c.sandbox.parent_pid = static_cast<pid_t>(integer());
+    else if (name == "--uid") c.sandbox.uid = static_cast<int>(integer());
+    else if (name == "--gid") c.sandbox.gid = static_cast<int>(integer());
+    else throw std::invalid_argument("worker: unknown argument " + name);
+  }
+  if (!have_fd) throw std::invalid_argument("worker: --fd is required");
+  return c;
 }
 
 }  // namespace ekb::runtime

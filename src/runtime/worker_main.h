@@ -3,6 +3,7 @@
 // told to quit or the parent goes away. Candidate code only ever runs in here.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "ir/target.h"
 #include "runtime/device_selection.h"
@@ -25,5 +26,12 @@ constexpr int kWorkerDeviceFault = 87;
 
 // Returns the process exit code.
 int worker_main(const WorkerConfig& config);
+
+// The worker's command line after its subcommand, as Worker writes it (runtime/worker.cpp):
+// --fd N --backend B [--platform P --device D] --scratch DIR --memory-limit N --file-limit N
+// --parent-pid N [--uid N --gid N] [--no-seccomp]. Read here, beside the code that writes it, for
+// every program that runs workers (`ekb worker`, `ekb-device worker`). Throws
+// std::invalid_argument naming the argument that is wrong.
+WorkerConfig parse_worker_arguments(const std::vector<std::string>& args);
 
 }  // namespace ekb::runtime
