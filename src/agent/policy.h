@@ -28,6 +28,15 @@ struct LoopFacts {
   bool reduction = false;  // a reduction variable of the stage's right-hand side
 };
 
+// One read of a tensor by a stage: for each of its indices, the name it is when the index is a
+// plain name (a loop variable, a param), else empty.
+struct TensorRead {
+  std::string tensor;
+  std::vector<std::string> index_names;
+  std::vector<std::string> names_used;  // every name its indices use (`oh * SH + kh`: oh, SH, kh)
+  bool in_reduction = false;  // read inside a reduction
+};
+
 // One stage of the compute layer: a tensor's pure definition, its loops outermost first (the
 // pure loops in index order, then the reduction loops in the order they are written).
 struct StageFacts {
@@ -36,6 +45,7 @@ struct StageFacts {
   std::vector<LoopFacts> loops;
   std::vector<std::string> reads;  // the tensors its right-hand side reads, in first-read order
   std::vector<std::string> reduction_reads;  // those of them read inside a reduction
+  std::vector<TensorRead> accesses;  // every read, in the order written
 };
 
 // What the loop knows of the workload before the first step; the policy's prompt or the search's

@@ -37,6 +37,7 @@ void SearchPolicy::start(const WorkloadAnalysis& analysis) {
   sketch_ = std::make_unique<Sketch>(analysis);
   best_ = sketch_->initial();
   schedule_kept_ = false;
+  memory_sketch_tried_ = false;
   memory_text_.clear();
   pending_.reset();
   pending_step_ = -1;
@@ -104,6 +105,16 @@ Proposal SearchPolicy::propose(const AgentState& state) {
     pending_ = best_;
     p.action = fmt::format("sketch {}: {}", klass, describe(best_, sketch_->genes(), Layer::Schedule));
     p.rationale = fmt::format("the {} sketch's starting point", klass);
+  } else if (schedule_kept_ && !memory_sketch_tried_ && memory_text_.empty() && !text(Layer::Memory, best_).empty()) {
+    // Then its memory layer where it starts with directives (operands stored transposed): a
+    // structural choice that changes which schedules are fast, so tried before them.
+    memory_sketch_tried_ = true;
+    p.layer = Layer::Memory;
+    p.text = text(Layer::Memory, best_);
+    tried_.insert("memory:" + p.text);
+    pending_ = best_;
+    p.action = fmt::format("sketch {} memory: {}", klass, describe(best_, sketch_->genes(), Layer::Memory));
+    p.rationale = fmt::format("the {} sketch's starting memory layer", klass);
   } else {
     // The suggested layer when it has genes; the memory layer only once a schedule is kept (its
     // directives name the schedule's loops).

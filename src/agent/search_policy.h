@@ -39,6 +39,7 @@ class SearchPolicy : public Policy {
   std::unique_ptr<Sketch> sketch_;
   GeneValues best_;            // the genes behind the best program (valid once schedule_kept_)
   bool schedule_kept_ = false;
+  bool memory_sketch_tried_ = false;  // the sketch's own memory layer, proposed once after its schedule
   std::string memory_text_;    // the best program's memory layer, as this policy wrote it
   std::optional<GeneValues> pending_;
   Layer pending_layer_ = Layer::Schedule;

@@ -62,6 +62,39 @@ std::string parallel_loop(const std::vector<LoopFacts>& pure) {
   return pure[0].name;
 }
 
+bool uses(const TensorRead& r, const std::string& name) {
+  return std::find(r.names_used.begin(), r.names_used.end(), name) != r.names_used.end();
+}
+
+// Whether `s` multiplies, inside its reductions, the two sides of a GEMM or a convolution: an
+// operand indexed by its last pure loop j but not by the one before, i (B, a conv's weights), and an
+// operand indexed by i but not by j (A, a conv's image). Its outputs then take an i x j register
+// tile. With one pure loop (a GEMV), an operand indexed by j and one that is not.
+bool two_sided(const StageFacts& s) {
+  const auto pure = loops_of(s, false);
+  if (pure.empty() || loops_of(s, true).empty()) return false;
+  const std::string& j = pure.back().name;
+  const std::string i = pure.size() >= 2 ? pure[pure.size() - 2].name : "";
+  bool j_side = false, i_side = false;
+  for (const auto& r : s.accesses) {
+    if (!r.in_reduction) continue;
+    const bool has_j = uses(r, j), has_i = !i.empty() && uses(r, i);
+    j_side = j_side || (has_j && !has_i);
+    i_side = i_side || (!has_j && (i.empty() || has_i));
+  }
+  return j_side && i_side;
+}
+
+// A GEMV's form (y[n] = sum(k: x[k] * w[k, n])): one pure loop, which indexes the last dimension of
+// an operand read in the reduction, so that the rows of w are read contiguously along n.
+bool column_reduction(const StageFacts& s) {
+  const auto pure = loops_of(s, false);
+  if (pure.size() != 1 || !two_sided(s)) return false;
+  return std::any_of(s.accesses.begin(), s.accesses.end(), [&](const TensorRead& r) {
+    return r.in_reduction && !r.index_names.empty() && r.index_names.back() == pure[0].name;
+  });
+}
+
 }  // namespace
 
 std::string_view pattern_class_name(PatternClass c) {
@@ -89,8 +122,12 @@ PatternClass classify(const std::vector<StageFacts>& stages) {
   bool others_reduce = false;
   for (const auto& s : stages)
     if (&s != out && !loops_of(s, true).empty()) others_reduce = true;
+  const size_t pure = loops_of(*out, false).size();
+  // A convolution of few input channels reduces over a small window too, but it is a contraction:
+  // its weights are indexed by the output channel, which takes the register tile.
+  if (!reductions.empty() && pure >= 2 && (!small_window || two_sided(*out))) return PatternClass::Contraction;
   if (!reductions.empty() && small_window && !others_reduce) return PatternClass::Stencil;
-  if (!reductions.empty() && !small_window && loops_of(*out, false).size() >= 2) return PatternClass::Contraction;
+  if (!small_window && !others_reduce && column_reduction(*out)) return PatternClass::Contraction;
   return PatternClass::Reduction;
 }
 
@@ -151,17 +188,39 @@ Sketch::Sketch(const WorkloadAnalysis& analysis) : stages_(analysis.stages) {
     return;
   }
   switch (class_) {
-    case PatternClass::Contraction:
-      add("tile_i", Layer::Schedule, {4, 2, 6, 8});
-      add("tile_j", Layer::Schedule, {64, 32, 16, 128});
-      add("tile_k", Layer::Schedule, {256, 0, 64, 128});
-      add("order", Layer::Schedule, {0, 1});
+    case PatternClass::Contraction: {
+      if (loops_of(stages_[out_], false).size() >= 2) {
+        add("tile_i", Layer::Schedule, {4, 2, 6, 8});
+        add("tile_j", Layer::Schedule, {64, 32, 16, 128});
+        add("tile_k", Layer::Schedule, {256, 0, 64, 128});
+        add("order", Layer::Schedule, {0, 1});
+        add("unroll", Layer::Schedule, {1, 0});
+      } else {
+        // A GEMV: a long strip of outputs accumulated while the rows of the matrix stream past.
+        add("tile_j", Layer::Schedule, {256, 1024, 64, 128});
+        add("tile_k", Layer::Schedule, {0, 4, 256});
+        add("unroll", Layer::Schedule, {0, 1});
+      }
       add("vector", Layer::Schedule, {16, 8});
-      add("unroll", Layer::Schedule, {1, 0});
       add("parallel", Layer::Schedule, {1, 0});
+      bool temps_reduce = false;
+      for (size_t s = 0; s < stages_.size(); ++s) {
+        if (s == out_ || loops_of(stages_[s], true).empty()) continue;
+        temps_reduce = true;
+        if (loops_of(stages_[s], false).size() >= 2 && two_sided(stages_[s])) outer_product_.push_back(stages_[s].name);
+      }
+      if (temps_reduce) add("rfactor", Layer::Schedule, {1, 0});
+      // The operands read across the vector loop, stored transposed so that it reads them
+      // contiguously (a layout change made once at the kernel's entry).
+      for (size_t s = 0; s < stages_.size(); ++s)
+        if (s == out_ || std::count(outer_product_.begin(), outer_product_.end(), stages_[s].name))
+          for (const auto& t : transposes(stages_[s]))
+            if (std::find(transposes_.begin(), transposes_.end(), t) == transposes_.end()) transposes_.push_back(t);
+      if (!transposes_.empty()) add("transpose", Layer::Memory, {1, 0});
       add("cache_tile", Layer::Memory, {0, 1});
       add("nontemporal", Layer::Memory, {0, 1});
       break;
+    }
     case PatternClass::Reduction:
       add("vector", Layer::Schedule, {16, 8, 4, 0});
       add("parallel", Layer::Schedule, {1, 0});
@@ -184,6 +243,25 @@ Sketch::Sketch(const WorkloadAnalysis& analysis) : stages_(analysis.stages) {
   }
 }
 
+std::vector<std::string> Sketch::transposes(const StageFacts& s) const {
+  std::vector<std::string> out;
+  const auto pure = loops_of(s, false);
+  if (pure.empty()) return out;
+  const std::string& j = pure.back().name;
+  for (const auto& r : s.accesses) {
+    if (!r.in_reduction || is_stage(stages_, r.tensor) || r.index_names.empty() || r.index_names.back() == j) continue;
+    const auto at = std::find(r.index_names.begin(), r.index_names.end(), j);
+    if (at == r.index_names.end() || std::count(r.names_used.begin(), r.names_used.end(), j) != 1) continue;
+    // order(): the dimensions outermost first, j's moved last.
+    std::string order;
+    const size_t dj = static_cast<size_t>(at - r.index_names.begin());
+    for (size_t d = 0; d < r.index_names.size(); ++d)
+      if (d != dj) order += std::to_string(d) + ", ";
+    out.push_back(fmt::format("layout({}, order({}{}))", r.tensor, order, dj));
+  }
+  return out;
+}
+
 GeneValues Sketch::initial() const {
   GeneValues v;
   for (const auto& g : genes_) v[g.name] = g.values.front();
@@ -204,9 +282,10 @@ Sketch::ContractionLoops Sketch::contraction(const GeneValues& v, std::vector<st
   const auto get = [&](const char* name) { return gene(v, name); };
   const int vec = get("vector"), unroll = get("unroll");
   const bool parallel = get("parallel") != 0;
-const auto pure = loops_of(o, false);
+  const auto pure = loops_of(o, false);
   const auto red = loops_of(o, true);
-  const LoopFacts& i = pure[pure.size() - 2];
+  // A GEMV has no i: its tile is a strip of j.
+  const bool has_i = pure.size() >= 2;
   const LoopFacts& j = pure[pure.size() - 1];
   const int ti = get("tile_i"), tj = std::max(get("tile_j"), vec), tk = get("tile_k");
   auto split = [&](const LoopFacts& l, int factor, std::string& outer, std::string& inner) {
@@ -219,7 +298,7 @@ const auto pure = loops_of(o, false);
     }
   };
   std::string io, ii, jo, ji, ko, ki;
-  split(i, ti, io, ii);
+  if (has_i) split(pure[pure.size() - 2], ti, io, ii);
   split(j, tj, jo, ji);
   std::vector<std::string> k_loops;
   if (red.size() == 1) {
@@ -231,18 +310,26 @@ const auto pure = loops_of(o, false);
   }
   std::vector<std::string> order;
   for (size_t b = 0; b + 2 < pure.size(); ++b) order.push_back(pure[b].name);
-  if (get("order") == 1 && k_loops.size() == 2) {
+  // j unsplit (no longer than its tile) is the vector loop: innermost, as its inner loop would be.
+  const bool j_split = !ji.empty();
+  if (has_i && j_split && get("order") == 1 && k_loops.size() == 2) {
     order.insert(order.end(), {jo, k_loops[0], io, k_loops[1]});
   } else {
-    order.insert(order.end(), {io, jo});
+    if (has_i) order.push_back(io);
+    if (j_split) order.push_back(jo);
     order.insert(order.end(), k_loops.begin(), k_loops.end());
   }
   if (!ii.empty()) order.push_back(ii);
-  if (!ji.empty()) order.push_back(ji);
+  order.push_back(j_split ? ji : j.name);
   std::string reorder = "reorder(" + o.name;
   for (const auto& l : order) reorder += ", " + l;
   d.push_back(reorder + ")");
-  if (parallel) d.push_back(fmt::format("parallel({}, {})", o.name, order.front()));
+  if (parallel) {
+    // The outermost loop with more than one iteration (a batch of one leaves the threads idle).
+    std::string outer = order.front();
+    for (size_t b = 0; b + 2 < pure.size() && pure[b].extent == 1; ++b) outer = order[b + 1];
+    d.push_back(fmt::format("parallel({}, {})", o.name, outer));
+  }
   const std::string& vloop = ji.empty() ? j.name : ji;
   const int vlen = ji.empty() ? static_cast<int>(j.extent) : tj;
   if (vec > 0 && fits(vlen, vec)) {
@@ -459,10 +546,7 @@ std::string Sketch::schedule_cpu(const GeneValues& v) const {
   const int vec = get("vector"), unroll = get("unroll");
   const bool parallel = get("parallel") != 0;
 
-  if (class_ == PatternClass::Contraction) {
-    contraction(v, &d);
-    return block("schedule", "cpu", d);
-  }
+  if (class_ == PatternClass::Contraction) contraction(v, &d);
 
   const auto o_pure = loops_of(o, false);
   // Reductions: every temp computed where the output's outermost loop needs it, consumers first.
@@ -474,6 +558,18 @@ std::string Sketch::schedule_cpu(const GeneValues& v) const {
     const auto pure = loops_of(s, false);
     const auto red = loops_of(s, true);
     const bool is_out = &s == &o;
+    if (is_out && class_ == PatternClass::Contraction) continue;
+    if (std::count(outer_product_.begin(), outer_product_.end(), s.name)) {
+      // A temp that is a contraction too: a sum of outer products, the reductions outside its
+      // last pure loop, which is the vector loop.
+      std::string reorder = "reorder(" + s.name;
+      for (size_t l = 0; l + 1 < pure.size(); ++l) reorder += ", " + pure[l].name;
+      for (const auto& r : red) reorder += ", " + r.name;
+      d.push_back(reorder + ", " + pure.back().name + ")");
+      if (parallel) d.push_back(fmt::format("parallel({}, {})", s.name, parallel_loop(pure)));
+      if (vec > 0 && fits(pure.back().extent, vec)) d.push_back(fmt::format("vectorize({}, {}, {})", s.name, pure.back().name, vec));
+      continue;
+    }
     if (!red.empty() && !is_out) {
       // A reduction into a temp: in vector partials through rfactor when asked.
       if (get("rfactor") && vec > 0 && red.size() == 1 && red[0].extent >= 4 * vec) {
@@ -519,6 +615,7 @@ std::string Sketch::memory(const GeneValues& v) const {
   const StageFacts& o = stages_[out_];
   std::vector<std::string> d, cache_schedule;
   if (get("nontemporal")) d.push_back(fmt::format("nontemporal({})", o.name));
+  if (get("transpose")) d.insert(d.end(), transposes_.begin(), transposes_.end());
   if (const int distance = get("prefetch"); distance > 0 && !input_.empty()) {
     for (const auto& s : stages_)
       if (s.name == prefetch_stage_) {
@@ -537,7 +634,9 @@ std::string Sketch::memory(const GeneValues& v) const {
     auto k = std::find(order.begin(), order.end(), inner_k);
     if (k != order.end() && k != order.begin()) {
       const std::string buffer = o.name + "_l";
-      d.push_back(fmt::format("cache_write({}, {}, local, {})", o.name, *(k - 1), buffer));
+      // A register tile fits `local` (at most 2 KiB); a GEMV's long strip goes to `tile`.
+      const int64_t elements = int64_t{std::max(get("tile_i"), 1)} * std::max(get("tile_j"), 1);
+      d.push_back(fmt::format("cache_write({}, {}, {}, {})", o.name, *(k - 1), elements * 4 <= 2048 ? "local" : "tile", buffer));
       const int vec = get("vector");
       const std::string c_last = fmt::format("c{}", pure.size() - 1);
       if (vec > 0) cache_schedule.push_back(fmt::format("vectorize({}, {}, {})", buffer, c_last, vec));

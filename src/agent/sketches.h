@@ -67,6 +67,10 @@ class Sketch {
   };
   ContractionLoops contraction(const GeneValues& v, std::vector<std::string>* directives) const;
 
+  // The layout directives that store the operands of `s` read across its last pure loop (the
+  // vector loop) with that dimension last.
+  std::vector<std::string> transposes(const StageFacts& s) const;
+
   PatternClass class_ = PatternClass::Elementwise;
   bool gpu_ = false;
   // How the GPU sketch maps the output stage: a flat grid of threads over its pure loops; 2D block
@@ -79,6 +83,10 @@ class Sketch {
   std::string input_;  // an input the output's computation reads (for prefetch), or empty
   std::string prefetch_stage_;  // the stage that reads input_ first
   std::vector<Gene> genes_;
+  // Contractions: the temps that are contractions too (sdpa's scores), computed as a sum of outer
+  // products (the reduction outside the vector loop); and every operand's transposing layout.
+  std::vector<std::string> outer_product_;
+  std::vector<std::string> transposes_;
 };
 
 }  // namespace ekb::agent

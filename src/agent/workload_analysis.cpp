@@ -17,12 +17,25 @@ void add_once(std::vector<std::string>& names, const std::string& name) {
   if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
 }
 
+// Every name `e` uses, added once to `names`.
+void names_in(const ir::Expr& e, std::vector<std::string>& names) {
+  if (e.kind == ir::ExprKind::Name) add_once(names, e.name);
+  for (const auto& a : e.args)
+    if (a) names_in(*a, names);
+}
+
 // Every reduction's ranges and every tensor read under `e`, in the order they are written
 // (`in_reduction`: `e` lies inside a reduction).
 void walk_expr(const ir::Instance& inst, const ir::Expr& e, StageFacts& stage, bool in_reduction = false) {
   if (e.kind == ir::ExprKind::Access) {
     add_once(stage.reads, e.name);
     if (in_reduction) add_once(stage.reduction_reads, e.name);
+    TensorRead read{e.name, {}, {}, in_reduction};
+    for (const auto& index : e.args) {
+      read.index_names.push_back(index && index->kind == ir::ExprKind::Name ? index->name : "");
+      if (index) names_in(*index, read.names_used);
+    }
+    stage.accesses.push_back(std::move(read));
   }
   if (e.kind == ir::ExprKind::Reduce) {
     in_reduction = true;

@@ -38,6 +38,56 @@ TEST(Sketches, EachPatternClassIsReadFromTheComputeLayer) {
   EXPECT_EQ(classify(analysis_of("nn.softmax/kws_1x12").stages), PatternClass::Reduction);
   EXPECT_EQ(classify(analysis_of("nn.relu6/mbv2_035_96_48x48x48").stages), PatternClass::Elementwise);
   EXPECT_EQ(classify(analysis_of("img.gaussian3x3/vww_96x96_u8").stages), PatternClass::Stencil);
+  // A convolution of three input channels reduces over a 3x3x3 window, but its weights are
+  // indexed by the output channel: a contraction. A depthwise one's are not: a stencil.
+  EXPECT_EQ(classify(analysis_of("nn.conv2d/ic_resnet8_32x32x3").stages), PatternClass::Contraction);
+  EXPECT_EQ(classify(analysis_of("nn.dwconv3x3/kws_25x5x64").stages), PatternClass::Stencil);
+  // A GEMV reading its matrix's rows along the output is a contraction with a strip for a tile;
+  // one reading them along the reduction (mvt's x1 = A y1), and a FIR, stay reductions.
+  EXPECT_EQ(classify(analysis_of("transformer.gemv_decode/tinyllama_kv_2048x256").stages), PatternClass::Contraction);
+  EXPECT_EQ(classify(analysis_of("linalg.mvt/mini").stages), PatternClass::Reduction);
+  EXPECT_EQ(classify(analysis_of("audio.fir/kws_320x64").stages), PatternClass::Reduction);
+}
+
+// The operands read across the vector loop (a pointwise convolution's weights [K, C] under k) are
+// stored transposed by the memory layer.
+TEST(Sketches, AContractionsOperandsReadAcrossTheVectorLoopAreStoredTransposed) {
+  const WorkloadAnalysis a = analysis_of("nn.pwconv/kws_25x5x64");
+  Sketch sketch(a);
+  GeneValues v = sketch.initial();
+  ASSERT_EQ(v.count("transpose"), 1u);
+  EXPECT_TRUE(has(sketch.memory(v), "layout(wt, order(1, 0))")) << sketch.memory(v);
+  v["transpose"] = 0;
+  EXPECT_FALSE(has(sketch.memory(v), "layout(")) << sketch.memory(v);
+  EXPECT_TRUE(has(Sketch(analysis_of("nn.conv2d/ic_resnet8_32x32x3")).memory(sketch.initial()),
+                  "layout(w, order(1, 2, 3, 0))"));
+  // B [K, N] of a GEMM is read along j already.
+  EXPECT_EQ(Sketch(analysis_of("linalg.gemm/small")).initial().count("transpose"), 0u);
+}
+
+// A GEMV: a strip of outputs on threads, the rows streaming past it, the strip vectorized.
+TEST(Sketches, AGemvAccumulatesAStripOfOutputsWhileTheRowsStreamPast) {
+  Sketch sketch(analysis_of("transformer.gemv_decode/tinyllama_kv_2048x256"));  // K 2048, N 256
+  GeneValues v = sketch.initial();
+  v["tile_j"] = 64;
+  const std::string schedule = sketch.schedule(v);
+  EXPECT_TRUE(has(schedule, "split(y, n, 64, n_o, n_i)")) << schedule;
+  EXPECT_TRUE(has(schedule, "reorder(y, n_o, k, n_i)")) << schedule;
+  EXPECT_TRUE(has(schedule, "parallel(y, n_o)")) << schedule;
+  EXPECT_TRUE(has(schedule, "vectorize(y, n_i, 16)")) << schedule;
+}
+
+// sdpa: the output is the contraction; the scores, a contraction too, are computed as outer
+// products with K stored transposed, and the row reductions into temps go through rfactor.
+TEST(Sketches, AContractionsTempsAreScheduledToo) {
+  Sketch sketch(analysis_of("transformer.sdpa/whisper_tiny_448x64"));
+  ASSERT_EQ(sketch.pattern_class(), PatternClass::Contraction);
+  const GeneValues v = sketch.initial();
+  const std::string schedule = sketch.schedule(v);
+  EXPECT_TRUE(has(schedule, "reorder(s, i, d, j)")) << schedule;
+  EXPECT_TRUE(has(schedule, "vectorize(s, j, 16)")) << schedule;
+  EXPECT_TRUE(has(schedule, "rfactor(m, ")) << schedule;
+  EXPECT_TRUE(has(sketch.memory(v), "layout(k, order(1, 0))")) << sketch.memory(v);
 }
 
 TEST(Sketches, TheContractionSketchTilesWithARegisterTileAndCachesItInTheMemoryLayer) {
@@ -198,6 +248,16 @@ TEST(SearchPolicy, TheSameSeedAndOutcomesGiveTheSameProposals) {
   EXPECT_EQ(distinct.size(), first.size());
 }
 
+// A sketch's memory layer that starts with directives (operands stored transposed) is the second
+// proposal, right after its schedule is kept: it changes which schedules are fast.
+TEST(SearchPolicy, TheSketchsMemoryLayerComesRightAfterItsSchedule) {
+  const auto actions = actions_with_outcomes(1, analysis_of("nn.pwconv/kws_25x5x64"), 2, true);
+  ASSERT_EQ(actions.size(), 2u);
+  EXPECT_EQ(actions[0].rfind("schedule: sketch contraction", 0), 0u) << actions[0];
+  EXPECT_EQ(actions[1].rfind("memory: sketch contraction memory", 0), 0u) << actions[1];
+  EXPECT_TRUE(has(actions[1], "layout(wt, order(1, 0))")) << actions[1];
+}
+
 // Nothing after the sketch is faster: the search goes on past the near neighbours of the start
 // (one or two genes changed) to farther points instead of stopping with budget left.
 TEST(SearchPolicy, WhenTheNearNeighboursRunOutItGoesFartherInsteadOfStopping) {
@@ -258,7 +318,8 @@ TEST_P(SearchKeepsOnlyCorrectCandidates, UnderTheFullProtocol) {
 
 INSTANTIATE_TEST_SUITE_P(PatternClasses, SearchKeepsOnlyCorrectCandidates,
                          ::testing::Values("linalg.gemm/mini", "nn.softmax/kws_1x12", "nn.relu6/mbv2_035_96_48x48x48",
-                                           "img.gaussian3x3/vww_96x96_u8"),
+                                           "img.gaussian3x3/vww_96x96_u8", "nn.conv2d/ic_resnet8_32x32x3",
+                                           "transformer.gemv_decode/tinyllama_kv_2048x256"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
