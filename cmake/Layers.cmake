@@ -45,6 +45,10 @@ ekb_layer(suite     USES ir codegen
 # Evaluating candidates against the baseline: references, trials, timing, solution sets.
 ekb_layer(eval      USES ir lir lower codegen runtime tvm suite
                     PACKAGES fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
+# `ekb package`: verified solutions built into a C library for a target, with a header, a manifest
+# and an example program (docs/DEVICES.md).
+ekb_layer(package   USES ir codegen runtime suite eval
+                    PACKAGES fmt::fmt nlohmann_json::nlohmann_json)
 # The results database, results JSON and run reports.
 ekb_layer(results   USES ir runtime suite eval
                     PACKAGES SQLiteCpp fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
@@ -61,7 +65,7 @@ ekb_layer(agent     USES ir lir lower codegen runtime tvm suite eval results llm
                     PACKAGES fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 # The `ekb` command line.
 ekb_layer(cli       EXECUTABLE ekb
-                    USES ir lir lower codegen runtime tvm suite eval results llm workspace agent
+                    USES ir lir lower codegen runtime tvm suite eval package results llm workspace agent
                     PACKAGES CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 # `ekb-device`: the program a device runs (docs/DEVICES.md): the sandboxed kernel worker and what
 # the device is. Only this and the layers it USES are built with EKB_DEVICE_ONLY (a cross build),

@@ -68,6 +68,7 @@ void add_tvm_tune_command(CLI::App& app, Context& ctx);   // candidates | select
 void add_agent_command(CLI::App& app, Context& ctx);      // LEKA
 void add_trajectory_command(CLI::App& app, Context& ctx); // show
 void add_experiment_command(CLI::App& app, Context& ctx); // every method at one budget, judged alike
+void add_package_command(CLI::App& app, Context& ctx);    // verified solutions as a C library
 
 // Set by a command whose work found problems (e.g. validate): the process exit code.
 extern int g_exit_code;

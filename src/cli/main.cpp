@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   add_agent_command(app, ctx);
   add_experiment_command(app, ctx);
   add_trajectory_command(app, ctx);
+  add_package_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

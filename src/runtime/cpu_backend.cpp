@@ -110,6 +110,32 @@ std::vector<std::string> CpuBackend::flags(Language l) const {
   return f;
 }
 
+std::vector<std::string> CpuBackend::object_command(Language l, const std::string& source_path,
+                                                    const std::string& object_path) const {
+  std::vector<std::string> cmd = {l == Language::C ? options_.cc : options_.cxx};
+  for (const std::string& f : flags(l))
+    if (f != "-shared") cmd.push_back(f);
+  cmd.insert(cmd.end(), {"-c", source_path, "-o", object_path});
+  return cmd;
+}
+
+std::vector<std::string> CpuBackend::program_flags() const {
+  std::vector<std::string> out = {"-O2"};
+  for (const std::string& f : options_.target.compile_flags)
+    if (f != "-shared" && f != "-fPIC") out.push_back(f);
+  return out;
+}
+
+std::vector<std::string> CpuBackend::program_command(const std::vector<std::string>& inputs,
+                                                     const std::string& program_path) const {
+  std::vector<std::string> cmd = {options_.cc};
+  for (const std::string& f : program_flags()) cmd.push_back(f);
+  cmd.insert(cmd.end(), inputs.begin(), inputs.end());
+  cmd.insert(cmd.end(), options_.target.libraries.begin(), options_.target.libraries.end());
+  cmd.insert(cmd.end(), {"-o", program_path});
+  return cmd;
+}
+
 CompileOutcome CpuBackend::compile(const Source& source) {
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {

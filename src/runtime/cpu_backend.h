@@ -47,6 +47,18 @@ class CpuBackend final : public Backend {
   // The flags every solution is compiled with (without the compiler, source and output paths).
   std::vector<std::string> flags(Language l) const;
 
+  // For a library of kernels (`ekb package`, docs/DEVICES.md): the command that compiles a source
+  // into a relocatable object with compile()'s flags, and the one that links C sources, objects
+  // and archives into a program for the target (its libraries after them).
+  std::vector<std::string> object_command(Language l, const std::string& source_path,
+                                          const std::string& object_path) const;
+  std::vector<std::string> program_command(const std::vector<std::string>& inputs, const std::string& program_path) const;
+  // program_command's flags before its inputs (without the compiler).
+  std::vector<std::string> program_flags() const;
+  const std::string& c_compiler() const { return options_.cc; }
+  // The C compiler's version line.
+  const std::string& c_compiler_version() { return compiler_version(options_.cc); }
+
  private:
   const std::string& compiler_version(const std::string& compiler);
 

@@ -70,6 +70,7 @@ CpuTarget cpu_target(std::string_view triple) {
     const char* worker = std::getenv(("EKB_DEVICE_" + upper).c_str());
     t.worker_executable = worker && *worker ? worker : std::string(EKB_SOURCE_DIR) + "/build-" + c.triple + "/ekb-device";
     t.emulated = true;
+    t.binutils_prefix = std::string(c.triple) + "-";
     t.device_name = std::string(c.triple) + " under qemu-" + arch + " (emulated, one thread)";
     return t;
   }

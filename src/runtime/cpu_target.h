@@ -21,6 +21,7 @@ struct CpuTarget {
   std::string worker_executable;
   bool emulated = false;
   std::string device_name;                  // the results' device name ("" on the host: the CPU's)
+  std::string binutils_prefix;              // of the target's objcopy and ar: "" or "TRIPLE-"
 
   bool is_host() const { return triple.empty(); }
 };
