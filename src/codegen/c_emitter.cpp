@@ -261,7 +261,8 @@ std::string CEmitter::helper_definition(const std::string& name) const {
   if (name.rfind("ekb_stream_", 0) == 0)
     // A streaming store needs a whole aligned vector (clang emits vmovntps, which faults on an
     // unaligned address, whatever alignment the pointer type claims): elsewhere a plain store.
-    return "static inline void " + name + "(" + t + "* p, " + v + " v) {\n#if defined(__clang__)\n" +
+    // Not with SVE: clang 14's backend cannot select a fixed-length SVE non-temporal store.
+    return "static inline void " + name + "(" + t + "* p, " + v + " v) {\n#if defined(__clang__) && !defined(__ARM_FEATURE_SVE)\n" +
            "  if (((uintptr_t)p & (sizeof v - 1)) == 0) { __builtin_nontemporal_store(v, (" + v + "*)p); return; }\n" +
            "#endif\n  __builtin_memcpy(p, &v, sizeof v);\n}\n";
   if (name.rfind("ekb_exp_", 0) == 0) {

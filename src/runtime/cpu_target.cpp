@@ -21,17 +21,32 @@ std::string on_path(const std::string& program) {
 }
 
 struct CrossTarget {
+  const char* name;    // what --target takes: the triple, with "+VECTOR" for a vector extension
   const char* triple;
-  const char* arch;  // qemu's name for it
-  // The baseline ISA every board of the target has: the emitter's vectors are GCC vector
-  // extensions, which clang lowers to NEON here and to scalar code where the ISA has no vectors.
+  const char* arch;    // qemu's name for it
+  // The ISA every board of the target has: the emitter's vectors are GCC vector extensions, which
+  // clang lowers to NEON, to SVE or RVV at a fixed vector length, or to scalar code.
   std::vector<std::string> isa;
+  // The CPU qemu emulates for it (empty: qemu's default), and what the device name says of it.
+  std::vector<std::string> qemu_cpu;
+  const char* vectors;
 };
 
+// Fixed-length SVE and RVV code is exact at its vector length only (a 512-bit SVE build computes
+// wrong results on a 256-bit CPU), so the length is part of the target's name, and qemu emulates
+// a CPU of that length.
 const std::vector<CrossTarget>& cross_targets() {
   static const std::vector<CrossTarget> targets = {
-      {"aarch64-linux-gnu", "aarch64", {"-march=armv8-a"}},
-      {"riscv64-linux-gnu", "riscv64", {"-march=rv64gc"}},
+      {"aarch64-linux-gnu", "aarch64-linux-gnu", "aarch64", {"-march=armv8-a"}, {}, "NEON"},
+      {"aarch64-linux-gnu+sve256", "aarch64-linux-gnu", "aarch64", {"-march=armv8-a+sve", "-msve-vector-bits=256"},
+       {"-cpu", "max,sve256=on"}, "SVE, 256-bit vectors"},
+      {"aarch64-linux-gnu+sve512", "aarch64-linux-gnu", "aarch64", {"-march=armv8-a+sve", "-msve-vector-bits=512"},
+       {"-cpu", "max,sve512=on"}, "SVE, 512-bit vectors"},
+      {"riscv64-linux-gnu", "riscv64-linux-gnu", "riscv64", {"-march=rv64gc"}, {}, "no vectors"},
+      {"riscv64-linux-gnu+rvv128", "riscv64-linux-gnu", "riscv64", {"-march=rv64gcv", "-mllvm", "-riscv-v-vector-bits-min=128"},
+       {"-cpu", "rv64,v=true,vlen=128"}, "RVV, VLEN 128"},
+      {"riscv64-linux-gnu+rvv256", "riscv64-linux-gnu", "riscv64", {"-march=rv64gcv", "-mllvm", "-riscv-v-vector-bits-min=256"},
+       {"-cpu", "rv64,v=true,vlen=256"}, "RVV, VLEN 256"},
   };
   return targets;
 }
@@ -52,9 +67,9 @@ CpuTarget host_cpu_target() {
 CpuTarget cpu_target(std::string_view triple) {
   if (triple.empty() || triple == "host") return host_cpu_target();
   for (const CrossTarget& c : cross_targets()) {
-    if (triple != c.triple) continue;
+    if (triple != c.name) continue;
     CpuTarget t;
-    t.triple = c.triple;
+    t.triple = c.name;
     t.compile_flags = {std::string("--target=") + c.triple};
     t.compile_flags.insert(t.compile_flags.end(), c.isa.begin(), c.isa.end());
     // No OpenMP: Debian has no libomp for these targets that the host's clang could link, and
@@ -64,24 +79,26 @@ CpuTarget cpu_target(std::string_view triple) {
     t.libraries = {"-lm", "-Wl,-z,defs"};
     std::string arch = c.arch;
     // Debian's qemu-user-static; the libraries of the target's C library from its cross package.
-    t.worker_prefix = {on_path("qemu-" + arch + "-static"), "-L", std::string("/usr/") + c.triple};
+    t.worker_prefix = {on_path("qemu-" + arch + "-static")};
+    t.worker_prefix.insert(t.worker_prefix.end(), c.qemu_cpu.begin(), c.qemu_cpu.end());
+    t.worker_prefix.insert(t.worker_prefix.end(), {"-L", std::string("/usr/") + c.triple});
     std::string upper;
     for (char ch : arch) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     const char* worker = std::getenv(("EKB_DEVICE_" + upper).c_str());
     t.worker_executable = worker && *worker ? worker : std::string(EKB_SOURCE_DIR) + "/build-" + c.triple + "/ekb-device";
     t.emulated = true;
     t.binutils_prefix = std::string(c.triple) + "-";
-    t.device_name = std::string(c.triple) + " under qemu-" + arch + " (emulated, one thread)";
+    t.device_name = std::string(c.triple) + " under qemu-" + arch + " (" + c.vectors + "; emulated, one thread)";
     return t;
   }
   std::string known;
-  for (const CrossTarget& c : cross_targets()) known += std::string(known.empty() ? "" : ", ") + c.triple;
+  for (const CrossTarget& c : cross_targets()) known += std::string(known.empty() ? "" : ", ") + c.name;
   throw std::invalid_argument("unknown cpu target '" + std::string(triple) + "' (known: host, " + known + ")");
 }
 
 std::vector<std::string> cross_cpu_targets() {
   std::vector<std::string> out;
-  for (const CrossTarget& c : cross_targets()) out.push_back(c.triple);
+  for (const CrossTarget& c : cross_targets()) out.push_back(c.name);
   return out;
 }
 
