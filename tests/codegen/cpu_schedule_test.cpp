@@ -8,6 +8,7 @@
 
 #include <set>
 
+#include "param_cache.h"
 #include "eval/eval_test_util.h"
 #include "eval/solution_set.h"
 #include "ir/cost.h"
@@ -35,9 +36,11 @@ const std::vector<eval::CandidateRef>& scheduled_candidates() {
 }
 
 std::vector<std::string> scheduled_workloads() {
-  std::vector<std::string> names;
-  for (const eval::CandidateRef& c : scheduled_candidates()) names.push_back(c.workload.full_name());
-  return names;
+  return ekb::testing::cached_param_list("cpu_scheduled_workloads", ekb::testing::directory_state(kScheduleDir), [] {
+    std::vector<std::string> names;
+    for (const eval::CandidateRef& c : scheduled_candidates()) names.push_back(c.workload.full_name());
+    return names;
+  });
 }
 
 class CpuSchedules : public ::testing::TestWithParam<std::string> {};

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "param_cache.h"
 #include "codegen/cuda_emitter.h"
 #include "codegen/opencl_emitter.h"
 #include "cuda_compile_util.h"
@@ -25,10 +26,12 @@ const std::string kScheduleDir = EKB_SOURCE_DIR "/examples/schedules-cuda";
 
 // Every suite workload a file in kScheduleDir solves, as "PATTERN/WORKLOAD".
 std::vector<std::string> scheduled_workloads() {
-  std::vector<std::string> names;
-  for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, testing::embedded_suite().workloads(), ir::Target::Cuda))
-    if (!c.missing()) names.push_back(c.workload.full_name());
-  return names;
+  return ekb::testing::cached_param_list("gpu_scheduled_workloads", ekb::testing::directory_state(kScheduleDir), [] {
+    std::vector<std::string> names;
+    for (const eval::CandidateRef& c : eval::find_candidates(kScheduleDir, testing::embedded_suite().workloads(), ir::Target::Cuda))
+      if (!c.missing()) names.push_back(c.workload.full_name());
+    return names;
+  });
 }
 
 eval::CandidateRef candidate(const std::string& workload) {

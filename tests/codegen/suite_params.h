@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/cost.h"
+#include "param_cache.h"
 #include "suite/stats.h"
 #include "suite/suite.h"
 
@@ -31,9 +32,11 @@ inline ir::Instance bound_workload(const std::string& name) {
 }
 
 inline std::vector<std::string> all_workload_names() {
-  std::vector<std::string> names;
-  for (const auto& w : embedded_suite().workloads()) names.push_back(w.full_name());
-  return names;
+  return ekb::testing::cached_param_list("all_workload_names", "", [] {
+    std::vector<std::string> names;
+    for (const auto& w : embedded_suite().workloads()) names.push_back(w.full_name());
+    return names;
+  });
 }
 
 // Every `stride`-th workload of each (domain, level) stratum (suite::stratified_subset, so that
@@ -45,11 +48,14 @@ inline std::vector<std::string> ci_workload_names(const char* all_env, size_t st
                                                   double max_ops = std::numeric_limits<double>::infinity()) {
   const char* all = std::getenv(all_env);
   if (all && std::string(all) == "all") return all_workload_names();
-  std::vector<std::string> subset;
-  for (const auto& w : suite::stratified_subset(embedded_suite().workloads(), stride))
-    if (std::isinf(max_ops) || ir::compute_cost(suite::bind_workload(w)).ops() <= max_ops)
-      subset.push_back(w.full_name());
-  return subset;
+  return ekb::testing::cached_param_list(
+      "ci_workload_names_" + std::to_string(stride) + "_" + std::to_string(max_ops), "", [&] {
+        std::vector<std::string> subset;
+        for (const auto& w : suite::stratified_subset(embedded_suite().workloads(), stride))
+          if (std::isinf(max_ops) || ir::compute_cost(suite::bind_workload(w)).ops() <= max_ops)
+            subset.push_back(w.full_name());
+        return subset;
+      });
 }
 
 inline std::string workload_test_name(const ::testing::TestParamInfo<std::string>& info) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "param_cache.h"
 #include "ir/inputs.h"
 #include "ir/interpreter.h"
 #include "ir/parser.h"
@@ -84,7 +85,7 @@ TEST(Suite, EmbeddedCopyMatchesSourceTree) {
 }
 
 // One test per workload, so that ctest runs them in parallel and names the one that fails.
-class WorkloadReference : public testing::TestWithParam<std::string> {};
+class WorkloadReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(WorkloadReference, RunsDeterministicallyToFiniteOutputs) {
   auto w = embedded().find_workload(GetParam());
@@ -109,18 +110,20 @@ TEST_P(WorkloadReference, RunsDeterministicallyToFiniteOutputs) {
 }
 
 std::vector<std::string> all_workload_names() {
-  std::vector<std::string> names;
-  for (const auto& w : embedded().workloads()) names.push_back(w.full_name());
-  return names;
+  return ekb::testing::cached_param_list("all_workload_names", "", [] {
+    std::vector<std::string> names;
+    for (const auto& w : embedded().workloads()) names.push_back(w.full_name());
+    return names;
+  });
 }
 
-std::string test_name(const testing::TestParamInfo<std::string>& info) {
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string n;
   for (char c : info.param) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, WorkloadReference, testing::ValuesIn(all_workload_names()), test_name);
+INSTANTIATE_TEST_SUITE_P(All, WorkloadReference, ::testing::ValuesIn(all_workload_names()), test_name);
 
 }  // namespace
 }  // namespace ekb::suite
