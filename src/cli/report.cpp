@@ -1,5 +1,5 @@
-// ekb report RUN: a run's scores by domain and level, its failures by error kind, and a CSV
-// export of every result.
+// ekb report RUN...: a run's scores by domain and level, its failures by error kind, a CSV and JSON
+// export of every result, two runs compared (--compare), and an HTML page of them all (--html).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -12,7 +12,9 @@
 #include "cli/report.h"
 #include "cli/results_db.h"
 #include "eval/solution_meta.h"
+#include "results/html_report.h"
 #include "results/results_csv.h"
+#include "runtime/paths.h"
 #include "results/results_json.h"
 #include "results/run_report.h"
 
@@ -21,7 +23,9 @@ namespace ekb::cli {
 namespace {
 
 struct ReportOptions {
-  std::string run;
+  std::vector<std::string> runs;
+  std::string html;
+  bool compare = false;
   std::string db;
   std::string csv;
   std::string json;
@@ -220,22 +224,58 @@ results::RunReport print_run_report(const suite::Suite& suite, const results::Re
 
 namespace {
 
+// `--compare A B`: per workload, what changed from A to B.
+void print_comparison(const results::RunReport& a, const results::RunReport& b) {
+  const auto rows = results::compare_runs(a, b);
+  std::map<std::string, int> counts;
+  for (const auto& c : rows) ++counts[c.change];
+  fmt::print("\ncompare {} (A) -> {} (B): {} workloads", a.run.id, b.run.id, rows.size());
+  for (const auto& [change, n] : counts) fmt::print(", {} {}", change, n);
+  fmt::print("\n  {:<56} {:<14} {:>9} {:>9} {:>8}\n", "workload", "change", "A", "B", "B/A");
+  for (const auto& c : rows) {
+    const std::optional<double> ratio = c.ratio();
+    fmt::print("  {:<56} {:<14} {:>9} {:>9} {:>8}\n", c.workload, c.change, times(c.speedup_a), times(c.speedup_b),
+               times(ratio));
+  }
+}
+
 void run_report(Context& ctx, const ReportOptions& o) {
   std::vector<results::GroupBy> groupings;
   for (const auto& b : o.by) groupings.push_back(*results::parse_group_by(b));
+  if ((!o.csv.empty() || !o.json.empty()) && o.runs.size() != 1) throw UsageError("--csv and --json export one run");
+  if (o.compare && o.runs.size() != 2) throw UsageError("--compare takes two runs: ekb report --compare RUN_A RUN_B");
   results::ResultStore store = open_existing_store(o.db);
-  results::RunReport report = print_run_report(ctx.suite(), store, o.run, groupings, o.failures);
-  const results::RunInfo& run = report.run;
+  std::vector<results::RunReport> reports;
+  for (const std::string& run : o.runs) {
+    if (!reports.empty()) fmt::print("\n");
+    reports.push_back(print_run_report(ctx.suite(), store, run, groupings, o.failures));
+  }
+  const results::RunInfo& run = reports.front().run;
 
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);
-    results::write_results_csv(report, out);
+    results::write_results_csv(reports.front(), out);
     if (!out) throw std::runtime_error("cannot write " + o.csv);
-    fmt::print("\nwrote {} rows to {}\n", report.rows.size(), o.csv);
+    fmt::print("\nwrote {} rows to {}\n", reports.front().rows.size(), o.csv);
   }
   if (!o.json.empty()) {
     results::write_results_json(store, run.id, o.json, &ctx.suite());
     fmt::print("wrote {}\n", o.json);
+  }
+  if (o.compare) print_comparison(reports[0], reports[1]);
+  if (!o.html.empty()) {
+    const std::string library_path = results::default_chart_library_path();
+    std::ifstream in(library_path);
+    if (!in)
+      throw std::runtime_error("cannot read the charting library " + library_path +
+                               " (Debian's libjs-d3: scripts/install-deps.sh installs it; $EKB_D3_JS names another copy)");
+    results::HtmlReportOptions html;
+    html.chart_library.assign(std::istreambuf_iterator<char>(in), {});
+    html.compare = o.compare;
+    std::vector<const results::RunReport*> pointers;
+    for (const auto& r : reports) pointers.push_back(&r);
+    runtime::write_file_atomically(o.html, results::html_report(pointers, html));
+    fmt::print("\nwrote {}\n", o.html);
   }
 }
 
@@ -244,7 +284,11 @@ void run_report(Context& ctx, const ReportOptions& o) {
 void add_report_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("report", "Scores of a stored run by domain and level, failures, CSV export");
-  cmd->add_option("run", o->run, "Run id (see `ekb runs`), or 'last'")->required();
+  cmd->add_option("runs", o->runs, "Run ids (see `ekb runs`), or 'last'; several are reported one after another")->required();
+  cmd->add_option("--html", o->html,
+                  "Write one self-contained HTML page of the runs: tables, Fast@p curve, speedups per domain, roofline, "
+                  "failures, sources and agent trajectories (docs/RESULTS.md)");
+  cmd->add_flag("--compare", o->compare, "Two runs: per workload, what changed from the first to the second");
   add_db_option(cmd, o->db);
   cmd->add_option("--csv", o->csv, "Write every result row to this CSV file");
   cmd->add_option("--json", o->json, "Write the results document (ekb.results/1) to this file");
