@@ -19,6 +19,8 @@ packages=(
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu
   libc6-dev-riscv64-cross libgcc-12-dev-riscv64-cross libstdc++-12-dev-riscv64-cross binutils-riscv64-linux-gnu
   qemu-user-static
+  # `ekb report --html`: D3 inlined into the page, and headless Chromium for its tests
+  libjs-d3 chromium
 )
 
 missing=()

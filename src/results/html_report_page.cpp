@@ -128,8 +128,8 @@ workload, linked to its candidate.</p></section>
       if (!r.curve.length) return;
       g.append("path").attr("class", "mark").attr("d", line(r.curve)).style("fill", "none")
         .style("stroke", color(k)).style("stroke-width", 2);
-      g.append("text").attr("class", "legend").attr("x", x(pmax) + 10).attr("y", 14 * k + 10)
-        .style("fill", color(k)).text("run " + (k + 1) + " " + r.id);
+      g.append("text").attr("class", "legend").attr("x", x(pmax) - 4).attr("y", 14 * k + 10).style("text-anchor", "end")
+        .style("fill", color(k)).text("run " + (k + 1) + ": " + r.id);
     });
   })();
 
