@@ -247,7 +247,7 @@ void add_eval_command(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(0.01, 60.0))
       ->capture_default_str();
   cmd->add_option("--call-timeout", o->call_timeout_s,
-                  "Time limit of one kernel call, seconds (a slow baseline on a large workload may need more)")
+                  "Time limit of one kernel call, seconds (a slow baseline on a large workload may need more; 20 times this under an emulator)")
       ->check(CLI::Range(1.0, 600.0))
       ->capture_default_str();
   cmd->add_flag("!--no-reference-cache", o->reference_cache,

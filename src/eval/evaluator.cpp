@@ -87,7 +87,9 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
 
   // ---- the worker, with the baseline checked before any candidate code is loaded ----
   SessionOptions so;
-  so.call_timeout_s = options.call_timeout_s;
+  // An emulator runs a kernel tens of times slower, on one thread (qemu-user measured 2-30x on the
+  // suite): the same call limit would call a slow emulation a hang.
+  so.call_timeout_s = options.call_timeout_s * (backend.device_info().emulated ? kEmulatedCallTimeoutScale : 1);
   so.worker.backend = backend.target();
   so.worker.device = backend.worker_device();
   // A cross-compiled cpu target's kernels run in that target's worker, under its emulator.

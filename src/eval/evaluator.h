@@ -40,6 +40,10 @@ struct EvalOptions {
   int sample = 0;
 };
 
+// The factor by which a kernel call's time limit grows where the backend's kernels run under an
+// emulator (DeviceInfo::emulated).
+inline constexpr double kEmulatedCallTimeoutScale = 20;
+
 // Never throws for anything a candidate does; a harness failure (the baseline does not compile,
 // no worker can start) is reported as ErrorKind::Internal.
 CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
