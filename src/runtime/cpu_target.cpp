@@ -44,9 +44,9 @@ const std::vector<CrossTarget>& cross_targets() {
        {"-cpu", "max,sve512=on"}, "SVE, 512-bit vectors"},
       {"riscv64-linux-gnu", "riscv64-linux-gnu", "riscv64", {"-march=rv64gc"}, {}, "no vectors"},
       {"riscv64-linux-gnu+rvv128", "riscv64-linux-gnu", "riscv64", {"-march=rv64gcv", "-mllvm", "-riscv-v-vector-bits-min=128"},
-       {"-cpu", "rv64,v=true,vlen=128"}, "RVV, VLEN 128"},
+       {"-cpu", "rv64,v=true,vext_spec=v1.0,vlen=128"}, "RVV, VLEN 128"},
       {"riscv64-linux-gnu+rvv256", "riscv64-linux-gnu", "riscv64", {"-march=rv64gcv", "-mllvm", "-riscv-v-vector-bits-min=256"},
-       {"-cpu", "rv64,v=true,vlen=256"}, "RVV, VLEN 256"},
+       {"-cpu", "rv64,v=true,vext_spec=v1.0,vlen=256"}, "RVV, VLEN 256"},
   };
   return targets;
 }
