@@ -196,12 +196,13 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   }
   progress.finish();
   store.finish_run(run);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (max_load >= 0) store.record_load(run, max_load, cores);
 
   std::string json = o.json.empty() ? "ekb-results-" + run + ".json" : o.json;
   results::write_results_json(store, run, json, &ctx.suite());
   fmt::print("\n");
   print_run_report(ctx.suite(), store, run, {}, o.failures);
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (max_load > cores - 0.5)
     fmt::print("\nwarning: the load average reached {:.1f} on {} cores during this run: other processes "
                "competed for the CPU, so timings (of parallel kernels above all) are less reliable\n",

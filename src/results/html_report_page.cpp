@@ -268,7 +268,10 @@ workload, linked to its candidate.</p></section>
       ["roofline", c ? c.peak_gflops.toFixed(1) + " GFLOP/s, " + c.bandwidth_gbs.toFixed(1) + " GB/s" +
         (c.read_bandwidth_gbs ? " (reads alone " + c.read_bandwidth_gbs.toFixed(1) + ")" : "") + ", calibrated " + c.created
         : "not calibrated (ekb calibrate)"],
-      ["largest CPU steal while timing", r.max_cpu_steal === null ? "unknown" : pct(r.max_cpu_steal)]]);
+      ["largest CPU steal while timing", r.max_cpu_steal === null ? "unknown" : pct(r.max_cpu_steal)],
+      ["load while it ran", !r.device.load ? "not recorded" : "peak 1-minute load average " +
+        r.device.load.max_1min_average.toFixed(1) + " on " + r.device.load.cores + " cores" +
+        (r.device.load.max_1min_average > r.device.load.cores - 0.5 ? ": other processes competed, timings are less reliable" : "")]]);
   });
 
   // Trajectories: one table per agent run's workload, each step's diff folded.

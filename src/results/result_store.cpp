@@ -345,6 +345,21 @@ void ResultStore::finish_run(const std::string& run) {
   if (q.exec() == 0) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
 }
 
+void ResultStore::record_load(const std::string& run, double max_load_average, unsigned cores) {
+  SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+  SQLite::Statement q(impl_->db, "SELECT device FROM runs WHERE id = ?");
+  q.bind(1, run);
+  if (!q.executeStep()) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
+  nlohmann::json device = nlohmann::json::parse(q.getColumn(0).getString(), nullptr, false);
+  if (!device.is_object()) device = nlohmann::json::object();
+  device["load"] = {{"max_1min_average", max_load_average}, {"cores", cores}};
+  SQLite::Statement u(impl_->db, "UPDATE runs SET device = ? WHERE id = ?");
+  u.bind(1, device.dump());
+  u.bind(2, run);
+  u.exec();
+  tx.commit();
+}
+
 std::optional<RunInfo> ResultStore::run(std::string_view id) const {
   SQLite::Statement q(impl_->db, fmt::format("SELECT {} FROM runs r WHERE r.id = ?", kRunColumns));
   q.bind(1, std::string(id));

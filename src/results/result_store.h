@@ -82,6 +82,9 @@ class ResultStore {
   std::string begin_or_resume_run(const RunSpec& spec);
   // Marks the run complete: a later begin_or_resume_run with the same parameters starts afresh.
   void finish_run(const std::string& run);
+  // Records in the run's device facts ("load") the peak 1-minute load average seen while it ran
+  // and the machine's cores: a busy machine makes timings less reliable, and reports say so.
+  void record_load(const std::string& run, double max_load_average, unsigned cores);
   std::optional<RunInfo> run(std::string_view id) const;
   std::vector<RunInfo> runs() const;  // newest first
   // `id`, or the newest run for "last"/"latest". Throws StoreError naming the known runs.

@@ -73,6 +73,7 @@ struct TwoRuns {
     compile.message = "k.c:1:1: error: expected ';'";
     store.add(a, compile);
     store.finish_run(a);
+    store.record_load(a, 3.5, 2);
 
     RunSpec spec_b = make_spec({w[0], w[1], w[2]});
     spec_b.options["trials"] = 5;  // another run id
@@ -115,6 +116,9 @@ TEST(HtmlReport, TheDataHoldsEachRunsNumbersResultsAndLinks) {
   EXPECT_GT(ra["results"][0]["bytes"].get<double>(), 0);
   EXPECT_DOUBLE_EQ(ra["calibration"]["peak_gflops"].get<double>(), 100);
   EXPECT_EQ(ra["results"][3]["error"], "compile");
+  // The load the run saw, for the machine's section; the other run has none recorded.
+  EXPECT_DOUBLE_EQ(ra["device"]["load"]["max_1min_average"].get<double>(), 3.5);
+  EXPECT_FALSE(data["runs"][1]["device"].contains("load"));
 
   // The solution file and the trajectory beside it, linked from the row.
   const json& row = ra["results"][0];
@@ -202,6 +206,7 @@ TEST(HtmlReport, InChromiumThePageDrawsEveryPlotWithoutAConsoleErrorAndItsLinksR
     ids.insert((*it)[1]);
   for (auto it = std::sregex_iterator(dom.output.begin(), dom.output.end(), href); it != std::sregex_iterator(); ++it)
     targets.insert((*it)[1]);
+  EXPECT_NE(dom.output.find("peak 1-minute load average 3.5 on 2 cores: other processes competed"), std::string::npos);
   EXPECT_GE(targets.size(), 10u);
   for (const std::string& target : targets) EXPECT_TRUE(ids.count(target)) << "#" << target << " leads nowhere";
   EXPECT_TRUE(std::any_of(targets.begin(), targets.end(), [](const std::string& s) { return s.find("-src") != std::string::npos; }));
