@@ -38,4 +38,17 @@ inline EkbResult run_ekb(const std::string& args, const std::string& stdin_text 
   return r;
 }
 
+// A solution of linalg.gemm/mini that computes a wrong value but is a valid program: the native
+// default lowering with 1 added to its last store, written as DIR/linalg.gemm/mini.c.
+inline void write_wrong_gemm_mini(const std::string& dir) {
+  EkbResult emitted = run_ekb("emit linalg.gemm/mini");
+  ASSERT_EQ(emitted.code, 0) << emitted.err;
+  std::string text = emitted.out;
+  const size_t at = text.rfind("] = ");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.insert(at + 4, "1.0f + ");
+  std::system(("mkdir -p '" + dir + "/linalg.gemm'").c_str());
+  std::ofstream(dir + "/linalg.gemm/mini.c") << text;
+}
+
 }  // namespace ekb::testing_cli

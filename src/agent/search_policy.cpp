@@ -97,24 +97,22 @@ Proposal SearchPolicy::propose(const AgentState& state) {
   learn(state);
   Proposal p;
   const std::string klass(pattern_class_name(sketch_->pattern_class()));
-  if (!schedule_kept_ && tried_.empty()) {
-    // The sketch itself, first.
-    p.layer = Layer::Schedule;
-    p.text = text(Layer::Schedule, best_);
-    tried_.insert("schedule:" + p.text);
+  // The sketch's own text of a layer, proposed once.
+  auto sketch_layer = [&](Layer layer, const std::string& what) {
+    p.layer = layer;
+    p.text = text(layer, best_);
+    tried_.insert(std::string(layer_name(layer)) + ":" + p.text);
     pending_ = best_;
-    p.action = fmt::format("sketch {}: {}", klass, describe(best_, sketch_->genes(), Layer::Schedule));
-    p.rationale = fmt::format("the {} sketch's starting point", klass);
+    p.action = fmt::format("sketch {}{}: {}", klass, layer == Layer::Memory ? " memory" : "", describe(best_, sketch_->genes(), layer));
+    p.rationale = fmt::format("the {} sketch's {}", klass, what);
+  };
+  if (!schedule_kept_ && tried_.empty()) {
+    sketch_layer(Layer::Schedule, "starting point");  // the sketch itself, first
   } else if (schedule_kept_ && !memory_sketch_tried_ && memory_text_.empty() && !text(Layer::Memory, best_).empty()) {
     // Then its memory layer where it starts with directives (operands stored transposed): a
     // structural choice that changes which schedules are fast, so tried before them.
     memory_sketch_tried_ = true;
-    p.layer = Layer::Memory;
-    p.text = text(Layer::Memory, best_);
-    tried_.insert("memory:" + p.text);
-    pending_ = best_;
-    p.action = fmt::format("sketch {} memory: {}", klass, describe(best_, sketch_->genes(), Layer::Memory));
-    p.rationale = fmt::format("the {} sketch's starting memory layer", klass);
+    sketch_layer(Layer::Memory, "starting memory layer");
   } else {
     // The suggested layer when it has genes; the memory layer only once a schedule is kept (its
     // directives name the schedule's loops).

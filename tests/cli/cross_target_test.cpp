@@ -70,15 +70,7 @@ TEST_P(CrossTarget, TheExampleSchedulesAreCorrectUnderEmulation) {
 // The checks run under emulation as on the host: a kernel that writes a wrong value is caught.
 TEST_P(CrossTarget, AWrongKernelIsCaughtUnderEmulation) {
   const fs::path dir = ekb::testing::private_temp_path(std::string("cross_wrong_") + GetParam());
-  fs::create_directories(dir / "linalg.gemm");
-  auto emitted = run_ekb("emit linalg.gemm/mini");
-  ASSERT_EQ(emitted.code, 0) << emitted.err;
-  std::string text = emitted.out;
-  // The last store of the kernel gets one added: a wrong result that is still a valid program.
-  const size_t at = text.rfind("] = ");
-  ASSERT_NE(at, std::string::npos) << text;
-  text.insert(at + 4, "1.0f + ");
-  std::ofstream(dir / "linalg.gemm" / "mini.c") << text;
+  ekb::testing_cli::write_wrong_gemm_mini(dir.string());
   const nlohmann::json results = eval(dir.string(), "linalg.gemm/mini");
   ASSERT_EQ(results["results"].size(), 1u);
   EXPECT_FALSE(results["results"][0]["correct"].get<bool>());

@@ -39,24 +39,11 @@ std::set<std::string> defined_globals(const std::string& nm, const fs::path& arc
   return out;
 }
 
-// A solution of linalg.gemm/mini that computes a wrong value: the default lowering with 1 added to
-// its last store.
-void write_wrong_gemm(const fs::path& dir) {
-  auto emitted = run_ekb("emit linalg.gemm/mini");
-  ASSERT_EQ(emitted.code, 0) << emitted.err;
-  std::string text = emitted.out;
-  const size_t at = text.rfind("] = ");
-  ASSERT_NE(at, std::string::npos) << text;
-  text.insert(at + 4, "1.0f + ");
-  fs::create_directories(dir / "linalg.gemm");
-  std::ofstream(dir / "linalg.gemm" / "mini.c") << text;
-}
-
 TEST(Package, OnlyCorrectSolutionsAreLibraryFunctionsAndTheExampleChecksItsKernel) {
   const fs::path dir = ekb::testing::private_temp_path("package_host");
   fs::remove_all(dir);
   const fs::path solutions = dir / "solutions", pkg = dir / "pkg";
-  write_wrong_gemm(solutions);
+  ekb::testing_cli::write_wrong_gemm_mini(solutions.string());
   fs::create_directories(solutions / "nn.relu6");
   fs::copy_file(fs::path(EKB_SOURCE_DIR) / "examples/schedules-cpu/nn.relu6/all.ekb", solutions / "nn.relu6" / "all.ekb");
 
