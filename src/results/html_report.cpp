@@ -99,6 +99,10 @@ json run_json(const RunReport& report, int index) {
     for (const auto& gs : report.by(g)) by[gs.key] = summary_json(gs.summary);
     groups[std::string(group_by_name(g))] = by;
   }
+  // Methods compared in one run (`ekb experiment`): each over all of the run's workloads.
+  json methods = json::object();
+  for (const auto& gs : report.by_method()) methods[gs.key] = summary_json(gs.summary);
+  groups["method"] = methods;
   j["groups"] = groups;
   j["curve"] = run.timed() ? fast_curve(report) : json::array();
 

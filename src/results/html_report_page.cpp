@@ -95,8 +95,10 @@ workload, linked to its candidate.</p></section>
         .concat([times(s.geomean_speedup)]);
     }
     var rows = [row("all", r.summary)];
-    ["domain", "level"].forEach(function(g) {
-      Object.keys(r.groups[g]).sort().forEach(function(key) { rows.push(row(g + " " + key, r.groups[g][key])); });
+    ["method", "domain", "level"].forEach(function(g) {
+      var keys = Object.keys(r.groups[g]).sort();
+      if (g === "method" && keys.length < 2) return;  // one method: the "all" row already
+      keys.forEach(function(key) { rows.push(row(g + " " + key, r.groups[g][key])); });
     });
     table(summary, head, rows).id = "summary-" + k;
   });
