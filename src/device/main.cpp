@@ -2,6 +2,7 @@
 // needs, so that it builds for any target clang and glibc reach (EKB_DEVICE_ONLY, a cross build):
 //   ekb-device worker ...   the sandboxed kernel worker, the same as `ekb worker` (cli/worker.cpp)
 //   ekb-device info         what this device is, as JSON: architecture, kernel, glibc, vector lengths
+//   ekb-device serve        the agent the host reaches over ssh: framed requests on stdin (serve.h)
 #include <gnu/libc-version.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
@@ -13,12 +14,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #if defined(__riscv)
 #include <setjmp.h>
 #include <signal.h>
 #endif
 
+#include "device/serve.h"
 #include "ir/target.h"
 #include "runtime/worker_main.h"
 
@@ -123,6 +127,35 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   });
 }
 
+// Splits a command line on blanks (no quoting: an emulator's path and options have none).
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : text + " ") {
+    if (c != ' ' && c != '\t') word += c;
+    else if (!word.empty()) words.push_back(std::exchange(word, {}));
+  }
+  return words;
+}
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+  auto prefix = std::make_shared<std::string>();
+  auto cache = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "Serve the host's evaluation requests on stdin/stdout until stdin closes (what `ekb eval --device` "
+               "starts over ssh; docs/DEVICES.md)");
+  cmd->add_option("--worker-prefix", *prefix,
+                  "Start workers under this command line (an emulator: 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' "
+                  "when this program itself runs under qemu-user without binfmt_misc)");
+  cmd->add_option("--cache", *cache, "Where artifacts are kept by content hash (default: <cache dir>/device-artifacts)");
+  cmd->callback([prefix, cache, &exit_code] {
+    ServeOptions o;
+    o.worker_prefix = split_words(*prefix);
+    o.cache_dir = *cache;
+    exit_code = serve(o, device_info());
+  });
+}
+
 }  // namespace
 }  // namespace ekb::device
 
@@ -133,6 +166,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ekb-device 0.1"));
   int exit_code = 0;
   add_worker_command(app, exit_code);
+  add_serve_command(app, exit_code);
   app.add_subcommand("info", "Print what this device is, as JSON: triple, machine, kernel, glibc, vector lengths")
       ->callback([] { std::printf("%s\n", device_info().dump(2).c_str()); });
   try {
