@@ -24,6 +24,7 @@
 
 #include "device/serve.h"
 #include "ir/target.h"
+#include "runtime/device_link.h"
 #include "runtime/worker_main.h"
 
 namespace ekb::device {
@@ -127,30 +128,23 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   });
 }
 
-// Splits a command line on blanks (no quoting: an emulator's path and options have none).
-std::vector<std::string> split_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::string word;
-  for (char c : text + " ") {
-    if (c != ' ' && c != '\t') word += c;
-    else if (!word.empty()) words.push_back(std::exchange(word, {}));
-  }
-  return words;
-}
-
+// `serve`. Its options belong to the program, before `serve`, because the host appends
+// `serve` to the device's command line (docs/DEVICES.md): `qemu-aarch64-static -L /usr/aarch64-linux-gnu
+// ekb-device --worker-prefix 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'` then runs as configured.
 void add_serve_command(CLI::App& app, int& exit_code) {
   auto prefix = std::make_shared<std::string>();
   auto cache = std::make_shared<std::string>();
+  app.add_option("--worker-prefix", *prefix,
+                 "serve: start workers under this command line (an emulator: 'qemu-aarch64-static -L "
+                 "/usr/aarch64-linux-gnu' when this program itself runs under qemu-user without binfmt_misc)");
+  app.add_option("--cache", *cache,
+                 "serve: where artifacts are kept by content hash (default: <cache dir>/device-artifacts)");
   CLI::App* cmd = app.add_subcommand(
       "serve", "Serve the host's evaluation requests on stdin/stdout until stdin closes (what `ekb eval --device` "
                "starts over ssh; docs/DEVICES.md)");
-  cmd->add_option("--worker-prefix", *prefix,
-                  "Start workers under this command line (an emulator: 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' "
-                  "when this program itself runs under qemu-user without binfmt_misc)");
-  cmd->add_option("--cache", *cache, "Where artifacts are kept by content hash (default: <cache dir>/device-artifacts)");
   cmd->callback([prefix, cache, &exit_code] {
     ServeOptions o;
-    o.worker_prefix = split_words(*prefix);
+    o.worker_prefix = runtime::split_command_line(*prefix);
     o.cache_dir = *cache;
     exit_code = serve(o, device_info());
   });
