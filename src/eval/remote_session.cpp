@@ -61,6 +61,8 @@ CallResult RemoteKernelSession::request(nlohmann::json header, std::string_view 
     *reply = link_.request(std::move(header), blob, timeout_s_);
   } catch (const runtime::DeviceLost& e) {
     alive_ = false;
+    reply->header = nlohmann::json::object();  // no reply: nothing for the caller to read
+    reply->blob.clear();
     return {ErrorKind::Device, e.what()};
   }
   const nlohmann::json& h = reply->header;
