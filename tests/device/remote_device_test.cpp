@@ -370,6 +370,11 @@ TEST_F(RemoteDeviceOverSsh, AKilledConnectionIsReconnectedAndTheCandidateInFligh
   EXPECT_NE(err.find("device board: back"), std::string::npos) << err;
   EXPECT_NE(err.find("correctness only"), std::string::npos) << "an emulated board was timed: " << err;
   expect_every_result_once(read_verdicts(dir_ / "r.json"));
+  std::ifstream in(dir_ / "r.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["device"]["target"], "aarch64-linux-gnu") << j["device"].dump();
+  EXPECT_EQ(j["device"]["emulated"], true);
+  for (const auto& r : j["results"]) EXPECT_TRUE(r["speedup"].is_null()) << r["workload"] << ": an emulated time reported as a speed";
 }
 
 TEST_F(RemoteDeviceOverSsh, ABoardThatStaysAwayStopsTheRunUnfinishedAndTheNextRunResumesIt) {
