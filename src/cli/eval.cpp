@@ -21,6 +21,7 @@
 #include "eval/candidate_evaluation.h"
 #include "eval/remote_session.h"
 #include "results/results_json.h"
+#include "runtime/cpu_target.h"
 #include "suite/selection.h"
 #include "tvm/gpu_tuning.h"
 
@@ -54,18 +55,6 @@ struct EvalCommandOptions {
 // is unfinished, and the same command resumes it (EX_TEMPFAIL).
 constexpr int kDeviceGoneExit = 75;
 
-// The triple a device running this very build would report (`ekb-device info`).
-constexpr const char* kHostTriple =
-#if defined(__x86_64__)
-    "x86_64-linux-gnu";
-#elif defined(__aarch64__)
-    "aarch64-linux-gnu";
-#elif defined(__riscv) && __riscv_xlen == 64
-    "riscv64-linux-gnu";
-#else
-    "";
-#endif
-
 // A remote device's link, opened at the start and again after it is lost.
 struct DeviceConnection {
   runtime::RemoteDevice device;
@@ -76,7 +65,7 @@ struct DeviceConnection {
     link = std::make_unique<runtime::DeviceLink>(runtime::device_agent_argv(device));
     const nlohmann::json& facts = link->device();
     if (identity.is_null()) {
-      const std::string expected = device.triple.empty() ? kHostTriple : device.triple;
+      const std::string expected = device.triple.empty() ? runtime::build_triple() : device.triple;
       if (facts.value("triple", "") != expected)
         throw UsageError(fmt::format("device {} runs {} but is configured for {}\n  hint: its `triple` in the devices file",
                                      device.name, facts.value("triple", "?"), expected));
@@ -159,7 +148,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
                                    ir::target_name(o.backend), fmt::join(offered, ", ")));
     if (o.backend != ir::Target::Cpu) throw UsageError("a remote device runs the cpu backend only, for now");
     if (o.backend_options.cpu_target) throw UsageError("--target comes from the device's `triple` with --device NAME");
-    if (!remote->device.triple.empty() && remote->device.triple != kHostTriple)
+    if (!remote->device.triple.empty() && remote->device.triple != runtime::build_triple())
       o.backend_options.cpu_target = remote->device.triple;
     try {
       remote->connect();

@@ -24,6 +24,7 @@
 
 #include "device/serve.h"
 #include "ir/target.h"
+#include "runtime/cpu_target.h"
 #include "runtime/device_link.h"
 #include "runtime/worker_main.h"
 
@@ -32,7 +33,8 @@ namespace {
 
 using json = nlohmann::ordered_json;  // keys in the order written
 
-// The triple this program was compiled for, from the compiler's macros.
+// The architecture this program was compiled for, from the compiler's macros (its triple:
+// runtime::build_triple()).
 constexpr const char* kArch =
 #if defined(__x86_64__)
     "x86_64";
@@ -48,20 +50,6 @@ constexpr const char* kArch =
     "unknown";
 #endif
 
-constexpr const char* kTriple =
-#if defined(__x86_64__)
-    "x86_64-linux-gnu";
-#elif defined(__aarch64__)
-    "aarch64-linux-gnu";
-#elif defined(__riscv) && __riscv_xlen == 64
-    "riscv64-linux-gnu";
-#elif defined(__arm__)
-    "arm-linux-gnueabihf";
-#elif defined(__i386__)
-    "i386-linux-gnu";
-#else
-    "unknown";
-#endif
 
 // SVE's vector length in bits for this process (PR_SVE_GET_VL); null without SVE.
 json sve_vector_bits() {
@@ -96,7 +84,7 @@ json rvv_vector_bits() {
 json device_info() {
   json j;
   j["program"] = "ekb-device 0.1";
-  j["triple"] = kTriple;
+  j["triple"] = runtime::build_triple();
   j["arch"] = kArch;
   struct utsname u {};
   if (::uname(&u) == 0) {

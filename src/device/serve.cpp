@@ -30,8 +30,6 @@ using json = nlohmann::json;
 using runtime::ErrorKind;
 namespace fs = std::filesystem;
 
-constexpr int kProtocol = 1;
-
 struct Tensor {
   std::string name;
   ir::ScalarType type = ir::ScalarType::F32;
@@ -82,7 +80,7 @@ class Agent {
   json handle(const runtime::framed::Frame& request, std::string& reply_blob) {
     const std::string op = request.header.value("op", "");
     try {
-      if (op == "hello") return {{"ok", true}, {"protocol", kProtocol}, {"device", info_}};
+      if (op == "hello") return {{"ok", true}, {"protocol", runtime::framed::kServeProtocol}, {"device", info_}};
       if (op == "ping") return {{"ok", true}};
       if (op == "has") return {{"ok", true}, {"has", fs::exists(artifact_path(request.header.at("hash")))}};
       if (op == "put") return put(request);

@@ -57,8 +57,10 @@ std::vector<std::string> device_agent_argv(const RemoteDevice& d) {
   if (d.transport != "ssh") throw std::invalid_argument("unknown transport '" + d.transport + "' (ssh or local)");
   if (d.host.empty()) throw std::invalid_argument("device '" + d.name + "' has no host");
   // BatchMode: never a password prompt in an unattended run. ServerAliveInterval: a dead
-  // connection (a device that lost power) is noticed within about 15 s instead of TCP's minutes.
-  std::vector<std::string> argv = {"ssh", "-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5"};
+  // connection (a device that lost power) is noticed within about 15 s instead of TCP's minutes;
+  // ConnectTimeout: so is a device that does not answer a reconnection.
+  std::vector<std::string> argv = {"ssh", "-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5",
+                                   "-o", "ConnectTimeout=10"};
   if (d.port) argv.insert(argv.end(), {"-p", std::to_string(d.port)});
   if (!d.identity.empty()) argv.insert(argv.end(), {"-i", d.identity, "-o", "IdentitiesOnly=yes"});
   for (const std::string& o : d.ssh_options) argv.insert(argv.end(), {"-o", o});
@@ -99,6 +101,12 @@ DeviceLink::DeviceLink(const std::vector<std::string>& argv, double hello_timeou
     throw DeviceLost("cannot start " + argv[0] + ": " + std::strerror(rc));
   }
   framed::Frame hello = request({{"op", "hello"}}, {}, hello_timeout_s);
+  const int protocol = hello.header.value("protocol", 0);
+  if (protocol != framed::kServeProtocol) {
+    stop();
+    throw std::runtime_error("the device's ekb-device speaks serve protocol " + std::to_string(protocol) + ", this ekb " +
+                             std::to_string(framed::kServeProtocol) + ": install the matching ekb-device there");
+  }
   device_ = hello.header.value("device", nlohmann::json::object());
 }
 

@@ -50,7 +50,8 @@ std::vector<std::string> split_command_line(std::string_view text);
 
 class DeviceLink {
  public:
-  // Starts the agent and says hello (within `hello_timeout_s`). Throws DeviceLost when it cannot.
+  // Starts the agent and says hello (within `hello_timeout_s`). Throws DeviceLost when it cannot,
+  // std::runtime_error when the agent speaks another protocol version.
   DeviceLink(const std::vector<std::string>& argv, double hello_timeout_s = 60);
   ~DeviceLink();  // closes the agent's stdin (it exits), waits a moment, then kills what is left
   DeviceLink(const DeviceLink&) = delete;

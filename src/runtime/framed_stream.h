@@ -14,6 +14,10 @@
 
 namespace ekb::runtime::framed {
 
+// The version of the requests spoken in frames (`ekb-device serve`, docs/DEVICES.md): its `hello`
+// says it, and the host refuses another.
+constexpr int kServeProtocol = 1;
+
 constexpr uint32_t kMaxHeaderBytes = 16u << 20;
 constexpr uint64_t kMaxBlobBytes = 4ull << 30;
 

@@ -185,6 +185,37 @@ bool port_accepts(int port) {
   return ok;
 }
 
+// ---- the command lines ----
+
+TEST(RemoteDevice, TheSshCommandLineCarriesTheDevicesSettingsAndAppendsServe) {
+  ekb::runtime::RemoteDevice d;
+  d.name = "pi";
+  d.host = "pi.local";
+  d.port = 2222;
+  d.user = "pi";
+  d.identity = "/keys/pi";
+  d.ssh_options = {"UserKnownHostsFile=/keys/known"};
+  d.command = "/opt/ekb-device --cache '/var/cache/ekb dev'";
+  const std::vector<std::string> argv = ekb::runtime::device_agent_argv(d);
+  const std::vector<std::string> expected = {
+      "ssh", "-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "ConnectTimeout=10", "-p", "2222",
+      "-i", "/keys/pi", "-o", "IdentitiesOnly=yes", "-o", "UserKnownHostsFile=/keys/known", "pi@pi.local", "--",
+      "/opt/ekb-device --cache '/var/cache/ekb dev' serve"};
+  EXPECT_EQ(argv, expected);
+}
+
+TEST(RemoteDevice, ALocalCommandLineIsSplitAsAShellWouldWithoutExpandingAnything) {
+  ekb::runtime::RemoteDevice d;
+  d.transport = "local";
+  d.command = "qemu-aarch64-static -L /usr/aarch64-linux-gnu ekb-device --worker-prefix 'qemu-aarch64-static -L x' "
+              "--cache \"$HOME/a b\" c\\ d";
+  const std::vector<std::string> expected = {"qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu", "ekb-device",
+                                             "--worker-prefix", "qemu-aarch64-static -L x", "--cache", "$HOME/a b",
+                                             "c d", "serve"};
+  EXPECT_EQ(ekb::runtime::device_agent_argv(d), expected);
+  EXPECT_THROW(ekb::runtime::split_command_line("a 'b"), std::invalid_argument);
+}
+
 // ---- through the local transport: the host's ekb-device, no ssh ----
 
 TEST(RemoteDevice, TheAgentExitsWhenItsInputCloses) {
@@ -243,6 +274,28 @@ TEST(RemoteDevice, AMixedSolutionSetGetsTheSameVerdictsThroughTheLocalTransportA
   std::ifstream in(dir / "remote.json");
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_EQ(j["device"]["remote"], "here") << j["device"].dump();
+}
+
+// A device that is not emulated is timed: the interleaved loop runs here, one request per call,
+// with the times measured by the worker on the device.
+TEST(RemoteDevice, ADeviceThatIsNotEmulatedTimesTheCorrectCandidates) {
+  const fs::path dir = ekb::testing::private_temp_path("remote_timed");
+  fs::create_directories(dir);
+  write_mixed_solutions(dir / "solutions");
+  std::ofstream(dir / "devices.toml") << "[devices.here]\ntransport = \"local\"\ncommand = \"" << host_device_binary().string()
+                                      << " --cache " << (dir / "cache").string() << "\"\n";
+  auto r = run_ekb("eval -s " + (dir / "solutions").string() + " --min-time 0.01 --devices " + (dir / "devices.toml").string() +
+                   " --device here --db " + (dir / "r.db").string() + " --json " + (dir / "r.json").string() + workload_args());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("correctness only"), std::string::npos) << r.err;
+  expect_every_result_once(read_verdicts(dir / "r.json"));
+  std::ifstream in(dir / "r.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  for (const auto& res : j["results"]) {
+    if (!res["correct"].get<bool>()) continue;
+    EXPECT_FALSE(res["speedup"].is_null()) << res["workload"];
+    EXPECT_GT(res["time_ms"]["runs"].get<int>(), 0) << res["workload"];
+  }
 }
 
 // ---- over OpenSSH on loopback, the board an emulated aarch64 ----
