@@ -231,6 +231,7 @@ TEST(RemoteDevice, TheAgentExitsWhenItsInputCloses) {
 
 TEST(RemoteDevice, TheAgentSaysWhatTheDeviceIsAndRefusesAnArtifactWhoseBytesDoNotMatchItsHash) {
   const fs::path dir = ekb::testing::private_temp_path("agent_hello");
+  fs::remove_all(dir);  // a repeated test (--gtest_repeat) starts afresh
   fs::create_directories(dir);
   ekb::runtime::DeviceLink link({host_device_binary().string(), "--cache", (dir / "cache").string(), "serve"});
   EXPECT_EQ(link.device().value("triple", ""), "x86_64-linux-gnu") << link.device().dump();
@@ -253,6 +254,7 @@ TEST(RemoteDevice, TheAgentSaysWhatTheDeviceIsAndRefusesAnArtifactWhoseBytesDoNo
 
 TEST(RemoteDevice, ADevicesFileWithAnUnknownKeyIsRefusedWithItsLine) {
   const fs::path dir = ekb::testing::private_temp_path("devices_typo");
+  fs::remove_all(dir);  // a repeated test (--gtest_repeat) starts afresh
   fs::create_directories(dir);
   std::ofstream(dir / "devices.toml") << "[devices.pi]\nhost = \"pi.local\"\ncomand = \"ekb-device\"\n";
   auto r = run_ekb("eval -s native --devices " + (dir / "devices.toml").string() + " --device pi --db " +
@@ -264,6 +266,7 @@ TEST(RemoteDevice, ADevicesFileWithAnUnknownKeyIsRefusedWithItsLine) {
 
 TEST(RemoteDevice, AMixedSolutionSetGetsTheSameVerdictsThroughTheLocalTransportAsLocally) {
   const fs::path dir = ekb::testing::private_temp_path("remote_local");
+  fs::remove_all(dir);  // a repeated test (--gtest_repeat) starts afresh
   fs::create_directories(dir);
   write_mixed_solutions(dir / "solutions");
   std::ofstream(dir / "devices.toml") << "[devices.here]\ntransport = \"local\"\ncommand = \"" << host_device_binary().string()
@@ -286,6 +289,7 @@ TEST(RemoteDevice, AMixedSolutionSetGetsTheSameVerdictsThroughTheLocalTransportA
 // with the times measured by the worker on the device.
 TEST(RemoteDevice, ADeviceThatIsNotEmulatedTimesTheCorrectCandidates) {
   const fs::path dir = ekb::testing::private_temp_path("remote_timed");
+  fs::remove_all(dir);  // a repeated test (--gtest_repeat) starts afresh
   fs::create_directories(dir);
   write_mixed_solutions(dir / "solutions");
   std::ofstream(dir / "devices.toml") << "[devices.here]\ntransport = \"local\"\ncommand = \"" << host_device_binary().string()
