@@ -54,6 +54,8 @@ struct EvalCommandOptions {
 // The exit code of a run stopped because its remote device stayed away past its `wait`: the run
 // is unfinished, and the same command resumes it (EX_TEMPFAIL).
 constexpr int kDeviceGoneExit = 75;
+// Losses of the device while one candidate runs before the run stops.
+constexpr int kMaxLossesPerCandidate = 3;
 
 // A remote device's link, opened at the start and again after it is lost.
 struct DeviceConnection {
@@ -283,10 +285,16 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
       }
       r = eval::evaluate_candidate(*backend, *reference, *baseline, c, options);
       // A device lost on the way: nothing of this result is the candidate's. It is evaluated again
-      // from scratch once the device is back; past the device's wait the run stops unfinished.
-      while (remote && (remote->link->lost() || r->error == eval::ErrorKind::Device)) {
-        if (!remote->reconnect(r->message)) {
+      // from scratch once the device is back; past the device's wait the run stops unfinished, and
+      // so it does when the device goes every time this candidate runs (one that brings it down:
+      // trying forever would never end, and storing a verdict would blame it for the device).
+      for (int losses = 1; remote && (remote->link->lost() || r->error == eval::ErrorKind::Device); ++losses) {
+        const bool again = losses < kMaxLossesPerCandidate && remote->reconnect(r->message);
+        if (!again) {
           progress.finish();
+          if (losses >= kMaxLossesPerCandidate)
+            fmt::print(stderr, "device {}: lost {} times while evaluating {} {}\n", remote->device.name, losses,
+                       c.workload.full_name(), c.solution);
           fmt::print(stderr, "run {} is unfinished ({} of {} candidates stored); the same `ekb eval` command resumes it\n",
                      run, store.done(run).size(), candidates.size());
           g_exit_code = kDeviceGoneExit;

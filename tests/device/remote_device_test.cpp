@@ -308,6 +308,29 @@ TEST(RemoteDevice, ADeviceThatIsNotEmulatedTimesTheCorrectCandidates) {
   }
 }
 
+// A candidate during which the device goes every time (here: an agent that lives 2 s, a kernel
+// that takes 5 s) is never stored with a verdict, nor tried forever: the run stops unfinished.
+TEST(RemoteDevice, ACandidateDuringWhichTheDeviceGoesEveryTimeStopsTheRunUnfinished) {
+  const fs::path dir = ekb::testing::private_temp_path("remote_flapping");
+  fs::remove_all(dir);
+  fs::create_directories(dir / "solutions" / "linalg.gemm");
+  auto emitted = run_ekb("emit linalg.gemm/mini");
+  ASSERT_EQ(emitted.code, 0) << emitted.err;
+  std::string text = "#include <unistd.h>\n" + emitted.out;
+  text.insert(text.find('{', text.find("ekb_main(")) + 1, " usleep(5000000);");
+  std::ofstream(dir / "solutions" / "linalg.gemm" / "mini.c") << text;
+  std::ofstream(dir / "devices.toml") << "[devices.flaky]\ntransport = \"local\"\ncommand = \"timeout 2 "
+                                      << host_device_binary().string() << " --cache " << (dir / "cache").string()
+                                      << "\"\nwait = 60\n";
+  auto r = run_ekb("eval -s " + (dir / "solutions").string() + " --no-timing --devices " + (dir / "devices.toml").string() +
+                   " --device flaky --db " + (dir / "r.db").string() + " --json " + (dir / "r.json").string() +
+                   " linalg.gemm/mini");
+  EXPECT_EQ(r.code, 75) << r.err;
+  EXPECT_NE(r.err.find("device flaky: lost 3 times while evaluating linalg.gemm/mini"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is unfinished (0 of 1 candidates stored)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
 // ---- over OpenSSH on loopback, the board an emulated aarch64 ----
 
 // A throwaway sshd: its own host key, a user key authorized for the current user, on a free
