@@ -191,6 +191,18 @@ bool port_accepts(int port) {
   return ok;
 }
 
+// A fresh directory for one test (a repeated test, --gtest_repeat, starts afresh) holding a devices
+// file with one device NAME of the local transport: `prefix` (a wrapper) + this build's ekb-device.
+fs::path local_device_dir(const std::string& stem, const std::string& name, const std::string& prefix = "") {
+  const fs::path dir = ekb::testing::private_temp_path(stem);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "devices.toml") << "[devices." << name << "]\ntransport = \"local\"\ncommand = \"" << prefix
+                                      << host_device_binary().string() << " --cache " << (dir / "cache").string()
+                                      << "\"\nwait = 60\n";
+  return dir;
+}
+
 // ---- the command lines ----
 
 TEST(RemoteDevice, TheSshCommandLineCarriesTheDevicesSettingsAndAppendsServe) {
@@ -265,12 +277,8 @@ TEST(RemoteDevice, ADevicesFileWithAnUnknownKeyIsRefusedWithItsLine) {
 }
 
 TEST(RemoteDevice, AMixedSolutionSetGetsTheSameVerdictsThroughTheLocalTransportAsLocally) {
-  const fs::path dir = ekb::testing::private_temp_path("remote_local");
-  fs::remove_all(dir);  // a repeated test (--gtest_repeat) starts afresh
-  fs::create_directories(dir);
+  const fs::path dir = local_device_dir("remote_local", "here");
   write_mixed_solutions(dir / "solutions");
-  std::ofstream(dir / "devices.toml") << "[devices.here]\ntransport = \"local\"\ncommand = \"" << host_device_binary().string()
-                                      << " --cache " << (dir / "cache").string() << "\"\n";
   const std::string common = "eval -s " + (dir / "solutions").string() + " --no-timing --trials 3";
   auto local = run_ekb(common + " --db " + (dir / "local.db").string() + " --json " + (dir / "local.json").string() +
                        workload_args());
@@ -288,12 +296,8 @@ TEST(RemoteDevice, AMixedSolutionSetGetsTheSameVerdictsThroughTheLocalTransportA
 // A device that is not emulated is timed: the interleaved loop runs here, one request per call,
 // with the times measured by the worker on the device.
 TEST(RemoteDevice, ADeviceThatIsNotEmulatedTimesTheCorrectCandidates) {
-  const fs::path dir = ekb::testing::private_temp_path("remote_timed");
-  fs::remove_all(dir);  // a repeated test (--gtest_repeat) starts afresh
-  fs::create_directories(dir);
+  const fs::path dir = local_device_dir("remote_timed", "here");
   write_mixed_solutions(dir / "solutions");
-  std::ofstream(dir / "devices.toml") << "[devices.here]\ntransport = \"local\"\ncommand = \"" << host_device_binary().string()
-                                      << " --cache " << (dir / "cache").string() << "\"\n";
   auto r = run_ekb("eval -s " + (dir / "solutions").string() + " --min-time 0.01 --devices " + (dir / "devices.toml").string() +
                    " --device here --db " + (dir / "r.db").string() + " --json " + (dir / "r.json").string() + workload_args());
   ASSERT_EQ(r.code, 0) << r.err;
@@ -311,17 +315,13 @@ TEST(RemoteDevice, ADeviceThatIsNotEmulatedTimesTheCorrectCandidates) {
 // A candidate during which the device goes every time (here: an agent that lives 2 s, a kernel
 // that takes 5 s) is never stored with a verdict, nor tried forever: the run stops unfinished.
 TEST(RemoteDevice, ACandidateDuringWhichTheDeviceGoesEveryTimeStopsTheRunUnfinished) {
-  const fs::path dir = ekb::testing::private_temp_path("remote_flapping");
-  fs::remove_all(dir);
+  const fs::path dir = local_device_dir("remote_flapping", "flaky", "timeout 2 ");
   fs::create_directories(dir / "solutions" / "linalg.gemm");
   auto emitted = run_ekb("emit linalg.gemm/mini");
   ASSERT_EQ(emitted.code, 0) << emitted.err;
   std::string text = "#include <unistd.h>\n" + emitted.out;
   text.insert(text.find('{', text.find("ekb_main(")) + 1, " usleep(5000000);");
   std::ofstream(dir / "solutions" / "linalg.gemm" / "mini.c") << text;
-  std::ofstream(dir / "devices.toml") << "[devices.flaky]\ntransport = \"local\"\ncommand = \"timeout 2 "
-                                      << host_device_binary().string() << " --cache " << (dir / "cache").string()
-                                      << "\"\nwait = 60\n";
   auto r = run_ekb("eval -s " + (dir / "solutions").string() + " --no-timing --devices " + (dir / "devices.toml").string() +
                    " --device flaky --db " + (dir / "r.db").string() + " --json " + (dir / "r.json").string() +
                    " linalg.gemm/mini");
