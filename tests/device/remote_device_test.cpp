@@ -339,37 +339,18 @@ class SshServer {
  public:
   explicit SshServer(const fs::path& dir) : dir_(dir) {
     fs::create_directories(dir_);
-    port_ = free_loopback_port();
     keygen(dir_ / "host_key");
     keygen(dir_ / "user_key");
     fs::copy_file(dir_ / "user_key.pub", dir_ / "authorized_keys", fs::copy_options::overwrite_existing);
-    std::ofstream(dir_ / "known_hosts") << "[127.0.0.1]:" << port_ << " " << slurp((dir_ / "host_key.pub").string());
-    std::ofstream(dir_ / "sshd_config") << "Port " << port_ << "\nListenAddress 127.0.0.1\nHostKey " << (dir_ / "host_key").string()
-                                        << "\nPidFile " << (dir_ / "sshd.pid").string() << "\nAuthorizedKeysFile "
-                                        << (dir_ / "authorized_keys").string()
-                                        << "\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
-                                           "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
-                                           "PermitRootLogin prohibit-password\nLogLevel ERROR\n";
   }
   ~SshServer() { stop(); }
 
-  // False (with the log in *why) when sshd does not accept connections within 10 s.
+  // On a free loopback port (a new one each time: another test may have taken the last one between
+  // its probe and sshd's bind, hence three tries). False, with the log in *why, when sshd does not
+  // accept connections.
   bool start(std::string* why) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const std::string log = (dir_ / "sshd.log").string();
-      std::freopen(log.c_str(), "a", stderr);
-      ::execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", (dir_ / "sshd_config").c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while (Clock::now() < deadline) {
-      if (port_accepts(port_)) return true;
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    *why = slurp((dir_ / "sshd.log").string());
-    stop();
+    for (int attempt = 0; attempt < 3; ++attempt)
+      if (start_on(free_loopback_port(), why)) return true;
     return false;
   }
   // The connections go (sshd's per-connection children killed), the server stays.
@@ -401,6 +382,42 @@ class SshServer {
   }
 
  private:
+  bool start_on(int port, std::string* why) {
+    port_ = port;
+    std::ofstream(dir_ / "known_hosts") << "[127.0.0.1]:" << port_ << " " << slurp((dir_ / "host_key.pub").string());
+    std::ofstream(dir_ / "sshd_config") << "Port " << port_ << "\nListenAddress 127.0.0.1\nHostKey " << (dir_ / "host_key").string()
+                                        << "\nPidFile " << (dir_ / "sshd.pid").string() << "\nAuthorizedKeysFile "
+                                        << (dir_ / "authorized_keys").string()
+                                        << "\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
+                                           "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
+                                           "PermitRootLogin prohibit-password\nLogLevel ERROR\n";
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const std::string log = (dir_ / "sshd.log").string();
+      std::freopen(log.c_str(), "a", stderr);
+      ::execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", (dir_ / "sshd_config").c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (Clock::now() < deadline) {
+      // Accepting, and still alive a moment later: the listener is ours, not another test's.
+      if (port_accepts(port_)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (::waitpid(pid_, nullptr, WNOHANG) == 0) return true;
+        pid_ = -1;
+        break;
+      }
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    *why = slurp((dir_ / "sshd.log").string());
+    stop();
+    return false;
+  }
+
   void keygen(const fs::path& key) {
     fs::remove(key);
     fs::remove(key.string() + ".pub");
