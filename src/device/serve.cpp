@@ -211,6 +211,12 @@ class Agent {
       s.inputs_valid = true;
     }
 
+    // Every reply after the inputs were written says which inputs they were: the host checks a
+    // seed's set before it believes any verdict on it.
+    auto with_hashes = [&reply](json f) {
+      if (reply.contains("input_hashes")) f["input_hashes"] = reply["input_hashes"];
+      return f;
+    };
     const size_t n_in = s.inputs.size();
     for (size_t o = 0; o < s.outputs.size(); ++o)
       runtime::fill_poison(s.outputs[o].type, pattern, s.arena->data(n_in + o),
@@ -221,13 +227,13 @@ class Agent {
     int64_t ns = 0;
     runtime::WorkerStatus st = s.worker->run(slot, h.value("flush", false), h.value("scrub_bytes", size_t{0}),
                                              s.call_timeout_s, &ns);
-    if (!st.ok()) return failure(st.error, st.message);
+    if (!st.ok()) return with_hashes(failure(st.error, st.message));
     reply["ns"] = ns;
 
     if (auto damaged = s.arena->find_damaged_canary()) {
       s.inputs_valid = false;
       s.arena->fill_canaries();
-      return failure(ErrorKind::OutOfBounds, "wrote " + s.arena->describe(*damaged));
+      return with_hashes(failure(ErrorKind::OutOfBounds, "wrote " + s.arena->describe(*damaged)));
     }
     for (size_t i = 0; i < n_in; ++i) {
       const int64_t at = runtime::first_difference(s.arena->data(i), s.inputs_copy[i].data(), s.inputs_copy[i].size());
@@ -236,7 +242,7 @@ class Agent {
       json f = failure(ErrorKind::InputModified, "input '" + s.inputs[i].name + "' was modified");
       f["input"] = i;
       f["byte"] = at;  // the host names the element with its shape
-      return f;
+      return with_hashes(f);
     }
     // The outputs as returned, then (with a window) re-poisoned and watched for late writes.
     for (size_t o = 0; o < s.outputs.size(); ++o)
@@ -257,11 +263,11 @@ class Agent {
         json f = failure(ErrorKind::AsyncWrite, "output '" + s.outputs[o].name + "' was written after ekb_main returned");
         f["output"] = o;
         f["byte"] = at;
-        return f;
+        return with_hashes(f);
       }
       if (auto damaged = s.arena->find_damaged_canary()) {
         reply_blob.clear();
-        return failure(ErrorKind::AsyncWrite, "wrote " + s.arena->describe(*damaged) + " after ekb_main returned");
+        return with_hashes(failure(ErrorKind::AsyncWrite, "wrote " + s.arena->describe(*damaged) + " after ekb_main returned"));
       }
     }
     return reply;

@@ -154,7 +154,9 @@ CallResult RemoteKernelSession::call(int slot, const Trial& trial, const CallSpe
     mode = "blob";
   }
   CallResult r = remote_call(slot, spec, mode, trial.seed);
-  if (mode == "seed" && !input_hashes_.empty()) {
+  // The device made a seed's inputs itself: no verdict on them counts unless they are this host's
+  // (a failure before the inputs were written has no hashes, and says nothing of them).
+  if (mode == "seed" && (r.ok() || !input_hashes_.empty())) {
     for (size_t i = 0; i < trial.inputs.size(); ++i)
       if (i >= input_hashes_.size() || input_hashes_[i] != hash_of(trial.inputs[i]))
         return {ErrorKind::Internal, "the device made other inputs from seed " + std::to_string(trial.seed) +
