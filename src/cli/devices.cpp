@@ -63,6 +63,14 @@ runtime::RemoteDevice parse_device(const std::string& path, const std::string& n
     }
   }
   if (d.transport == "ssh" && d.host.empty()) fail_at(path, t, fmt::format("device '{}' has no host", name));
+  // ssh would read a host or user starting with '-' as an option.
+  if (d.host.rfind('-', 0) == 0 || d.user.rfind('-', 0) == 0)
+    fail_at(path, t, fmt::format("device '{}': a host or user may not start with '-'", name));
+  try {
+    runtime::device_agent_argv(d);  // the command line splits (an unclosed quote is an error here)
+  } catch (const std::invalid_argument& e) {
+    fail_at(path, t, fmt::format("device '{}': {}", name, e.what()));
+  }
   if (d.wait_s < 0) fail_at(path, t, fmt::format("device '{}': 'wait' must not be negative", name));
   return d;
 }
