@@ -63,10 +63,11 @@ ekb_layer(workspace USES ir codegen runtime suite eval
 # trajectories (docs/AGENT.md).
 ekb_layer(agent     USES ir lir lower codegen runtime tvm suite eval results llm
                     PACKAGES fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
-# The `ekb` command line.
+# The `ekb` command line (toml++: the remote devices' file, cli/devices.h).
 ekb_layer(cli       EXECUTABLE ekb
                     USES ir lir lower codegen runtime tvm suite eval package results llm workspace agent
-                    PACKAGES CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
+                    PACKAGES CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json tomlplusplus::tomlplusplus
+                             Threads::Threads)
 # `ekb-device`: the program a device runs (docs/DEVICES.md): the sandboxed kernel worker and what
 # the device is. Only this and the layers it USES are built with EKB_DEVICE_ONLY (a cross build),
 # so its USES name no layer that needs SQLite, curl, toml++ or OpenSSL.

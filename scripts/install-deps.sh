@@ -15,12 +15,15 @@ packages=(
   libopenblas-dev
   # ekb-device cross-built with clang --target (docs/DEVICES.md, scripts/build-device.sh): each
   # target's C and C++ libraries and binutils (Debian's gcc-cross layout, which clang finds), and
-  # qemu-user to run its programs here (openssh-server comes with the SSH transport, not built yet)
+  # qemu-user to run its programs here
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu
   libc6-dev-riscv64-cross libgcc-12-dev-riscv64-cross libstdc++-12-dev-riscv64-cross binutils-riscv64-linux-gnu
   qemu-user-static
   # `ekb report --html`: D3 inlined into the page, and headless Chromium for its tests
   libjs-d3 chromium
+  # A remote device (ekb eval --device NAME) is reached with ssh; tests/device start their own sshd
+  # on loopback, the board an emulated aarch64 ekb-device
+  openssh-client openssh-server
 )
 
 missing=()

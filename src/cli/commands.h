@@ -41,7 +41,9 @@ CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Targ
                                const std::string& description);
 
 // The opencl backend's --platform, --device and --build-options (ekb eval, ekb agent).
-void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options);
+// With `device_name`, --device also takes a remote device's name (cli/devices.h), stored there;
+// an integer keeps its opencl meaning.
+void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options, std::string* device_name = nullptr);
 // --target TRIPLE: the cpu backend's cross target (runtime/cpu_target.h).
 void add_cpu_target_option(CLI::App* cmd, runtime::BackendOptions& options);
 

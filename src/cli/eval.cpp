@@ -2,8 +2,10 @@
 // storing every result as it completes (a killed run resumes), then write the results JSON and
 // print the report.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -12,11 +14,14 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/devices.h"
 #include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/results_db.h"
 #include "eval/candidate_evaluation.h"
+#include "eval/remote_session.h"
 #include "results/results_json.h"
+#include "runtime/cpu_target.h"
 #include "suite/selection.h"
 #include "tvm/gpu_tuning.h"
 
@@ -42,6 +47,66 @@ struct EvalCommandOptions {
   bool reference_cache = true;
   std::string baseline = "native";
   int tune_trials = eval::kDefaultTuneTrials;
+  std::string device_name;   // --device NAME: a remote device of the devices file
+  std::string devices_file;  // --devices
+};
+
+// The exit code of a run stopped because its remote device stayed away past its `wait`: the run
+// is unfinished, and the same command resumes it (EX_TEMPFAIL).
+constexpr int kDeviceGoneExit = 75;
+// Losses of the device while one candidate runs before the run stops.
+constexpr int kMaxLossesPerCandidate = 3;
+
+// A remote device's link, opened at the start and again after it is lost.
+struct DeviceConnection {
+  runtime::RemoteDevice device;
+  std::unique_ptr<runtime::DeviceLink> link;
+  nlohmann::json identity;  // the first hello's facts: a reconnection must find the same device
+
+  void connect() {
+    link = std::make_unique<runtime::DeviceLink>(runtime::device_agent_argv(device));
+    const nlohmann::json& facts = link->device();
+    if (identity.is_null()) {
+      const std::string expected = device.triple.empty() ? runtime::build_triple() : device.triple;
+      if (facts.value("triple", "") != expected)
+        throw UsageError(fmt::format("device {} runs {} but is configured for {}\n  hint: its `triple` in the devices file",
+                                     device.name, facts.value("triple", "?"), expected));
+      identity = facts;
+    } else if (facts != identity) {
+      throw UsageError(fmt::format("device {} answers again, but is not the same device: {} (was {})", device.name,
+                                   facts.dump(), identity.dump()));
+    }
+  }
+
+  // After a loss: tries again with a growing pause (1 s, doubling up to 30 s) for up to the
+  // device's `wait`. False when it stayed away.
+  bool reconnect(const std::string& why) {
+    link.reset();
+    fmt::print(stderr, "device {}: lost ({}); reconnecting for up to {:g} s\n", device.name, why, device.wait_s);
+    const auto t0 = std::chrono::steady_clock::now();
+    double pause = 1;
+    for (;;) {
+      try {
+        connect();
+        fmt::print(stderr, "device {}: back; the candidate in flight is evaluated again\n", device.name);
+        return true;
+      } catch (const runtime::DeviceLost& e) {
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (waited + pause > device.wait_s) {
+          fmt::print(stderr, "device {}: still unreachable after {:.0f} s: {}\n", device.name, waited, e.what());
+          return false;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+      pause = std::min(pause * 2, 30.0);
+    }
+  }
+
+  std::string summary() const {
+    const nlohmann::json& f = identity;
+    return fmt::format("{} ({}, {} cores, glibc {})", device.name, f.value("machine", "?"),
+                       f.value("cores", 0), f.value("glibc", "?"));
+  }
 };
 
 nlohmann::json selection_json(const EvalCommandOptions& o, const std::vector<suite::WorkloadEntry>& selected) {
@@ -75,6 +140,26 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   o.selection.include_heldout = !o.exclude_heldout;
   std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, o.selection);
 
+  std::optional<DeviceConnection> remote;
+  if (!o.device_name.empty()) {
+    remote.emplace();
+    remote->device = find_device(o.devices_file, o.device_name);
+    const auto& offered = remote->device.backends;
+    if (std::find(offered.begin(), offered.end(), std::string(ir::target_name(o.backend))) == offered.end())
+      throw UsageError(fmt::format("device {} offers no {} backend (backends: {})", o.device_name,
+                                   ir::target_name(o.backend), fmt::join(offered, ", ")));
+    if (o.backend != ir::Target::Cpu) throw UsageError("a remote device runs the cpu backend only, for now");
+    if (o.backend_options.cpu_target) throw UsageError("--target comes from the device's `triple` with --device NAME");
+    if (!remote->device.triple.empty() && remote->device.triple != runtime::build_triple())
+      o.backend_options.cpu_target = remote->device.triple;
+    try {
+      remote->connect();
+    } catch (const runtime::DeviceLost& e) {
+      throw UsageError(fmt::format("device {}: cannot connect: {}", o.device_name, e.what()));
+    }
+  } else if (!o.devices_file.empty()) {
+    throw UsageError("--devices names the file of remote devices; --device NAME picks one");
+  }
   std::unique_ptr<runtime::Backend> backend = make_cli_backend(o.backend, o.backend_options);
   std::vector<eval::CandidateRef> candidates;
   try {
@@ -121,9 +206,12 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
           tvm::kGpuTuneScript));
   }
 
-  if (backend->device_info().emulated && o.timing) {
+  // A remote device is emulated when its file says so, whatever its triple; a local cross target always is.
+  const bool emulated = remote ? remote->device.emulated : backend->device_info().emulated;
+  if (emulated && o.timing) {
     // Times under an emulator measure the emulator: the run is a correctness run, and says so.
-    fmt::print(stderr, "note: {}: correctness only, nothing is timed (--no-timing)\n", backend->device_info().name);
+    fmt::print(stderr, "note: {}: correctness only, nothing is timed (--no-timing)\n",
+               remote ? remote->summary() : backend->device_info().name);
     o.timing = false;
   }
 
@@ -132,6 +220,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   options.timing.min_time_s = o.min_time_s;
   options.call_timeout_s = o.call_timeout_s;
   options.time = o.timing;
+  if (remote) options.session = eval::remote_session_factory(remote->link);
 
   const runtime::DeviceInfo& device = backend->device_info();
   results::RunSpec spec;
@@ -141,6 +230,12 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   if (!device.target.empty()) {  // only then: a host run's device, and so its run id, stay what they were
     spec.device["target"] = device.target;
     spec.device["emulated"] = device.emulated;
+  }
+  if (remote) {  // the device's own facts: a run on one board never resumes on another
+    spec.device["name"] = remote->summary();
+    spec.device["remote"] = remote->device.name;
+    spec.device["target"] = remote->identity.value("triple", "");
+    spec.device["emulated"] = remote->device.emulated;
   }
   spec.options = {{"trials", o.trials}, {"min_time_s", o.min_time_s}};
   // Only when changed, so that the run ids derived from the default options stay what they were.
@@ -161,7 +256,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   int already = 0;
   for (const auto& c : candidates) already += done.count(key_of(c)) ? 1 : 0;
   fmt::print(stderr, "run {}: {} candidates for {} workloads on {} ({}){}\n", run, candidates.size(), selected.size(),
-             backend->name(), device.name, already ? fmt::format(", resuming with {} done", already) : "");
+             backend->name(), spec.device["name"].get<std::string>(), already ? fmt::format(", resuming with {} done", already) : "");
 
   std::optional<eval::ReferenceCache> reference_cache;
   if (o.reference_cache) reference_cache = eval::ReferenceCache::default_cache();
@@ -189,6 +284,24 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
         baseline = eval::make_baseline(*inst, backend->target(), baseline_spec);
       }
       r = eval::evaluate_candidate(*backend, *reference, *baseline, c, options);
+      // A device lost on the way: nothing of this result is the candidate's. It is evaluated again
+      // from scratch once the device is back; past the device's wait the run stops unfinished, and
+      // so it does when the device goes every time this candidate runs (one that brings it down:
+      // trying forever would never end, and storing a verdict would blame it for the device).
+      for (int losses = 1; remote && (remote->link->lost() || r->error == eval::ErrorKind::Device); ++losses) {
+        const bool again = losses < kMaxLossesPerCandidate && remote->reconnect(r->message);
+        if (!again) {
+          progress.finish();
+          if (losses >= kMaxLossesPerCandidate)
+            fmt::print(stderr, "device {}: lost {} times while evaluating {} {}\n", remote->device.name, losses,
+                       c.workload.full_name(), c.solution);
+          fmt::print(stderr, "run {} is unfinished ({} of {} candidates stored); the same `ekb eval` command resumes it\n",
+                     run, store.done(run).size(), candidates.size());
+          g_exit_code = kDeviceGoneExit;
+          return;
+        }
+        r = eval::evaluate_candidate(*backend, *reference, *baseline, c, options);
+      }
     }
     store.add(run, *r);
     progress.step(outcome_text(*r));
@@ -216,7 +329,9 @@ void add_eval_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EvalCommandOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate solutions against the baseline: correctness, speed, report");
   add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
-  add_opencl_options(cmd, o->backend_options);
+  add_opencl_options(cmd, o->backend_options, &o->device_name);
+  cmd->add_option("--devices", o->devices_file,
+                  "The remote devices' file for --device NAME (default: $EKB_DEVICES, else ./ekb-devices.toml; docs/DEVICES.md)");
   add_cpu_target_option(cmd, o->backend_options);
   cmd->add_option("-s,--solutions", o->solutions,
                   "Solutions directory (docs/SOLUTIONS.md), 'native' for the default lowering itself, 'tvm' for TVM's "

@@ -1,4 +1,5 @@
 // ekb: the EdgeKernelBench command line.
+#include <charconv>
 #include <cstdio>
 #include <exception>
 
@@ -30,11 +31,24 @@ CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Targ
       ->default_str(std::string(ir::target_name(target)));
 }
 
-void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options) {
+void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options, std::string* device_name) {
   cmd->add_option("--platform", options.platform,
                   "opencl: the platform whose name or version contains this (case-insensitive: pocl, nvidia; default: the first "
                   "with a device)");
-  cmd->add_option("--device", options.device, "opencl: the device index within the platform (default 0)");
+  if (device_name) {
+    cmd->add_option_function<std::string>(
+        "--device",
+        [&options, device_name](const std::string& v) {
+          int index = 0;
+          const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), index);
+          if (ec == std::errc() && end == v.data() + v.size()) options.device = index;
+          else *device_name = v;
+        },
+        "opencl: the device index within the platform (default 0); a name: the remote device of that name in the "
+        "devices file (--devices; docs/DEVICES.md)");
+  } else {
+    cmd->add_option("--device", options.device, "opencl: the device index within the platform (default 0)");
+  }
   cmd->add_option("--build-options", options.build_options,
                   "opencl: the options of clBuildProgram, instead of the default '" +
                       runtime::opencl::default_build_options() + "' (they are part of the device's compiler string in the results)");

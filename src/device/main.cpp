@@ -2,6 +2,7 @@
 // needs, so that it builds for any target clang and glibc reach (EKB_DEVICE_ONLY, a cross build):
 //   ekb-device worker ...   the sandboxed kernel worker, the same as `ekb worker` (cli/worker.cpp)
 //   ekb-device info         what this device is, as JSON: architecture, kernel, glibc, vector lengths
+//   ekb-device serve        the agent the host reaches over ssh: framed requests on stdin (serve.h)
 #include <gnu/libc-version.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
@@ -13,13 +14,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #if defined(__riscv)
 #include <setjmp.h>
 #include <signal.h>
 #endif
 
+#include "device/serve.h"
 #include "ir/target.h"
+#include "runtime/cpu_target.h"
+#include "runtime/device_link.h"
 #include "runtime/worker_main.h"
 
 namespace ekb::device {
@@ -27,7 +33,8 @@ namespace {
 
 using json = nlohmann::ordered_json;  // keys in the order written
 
-// The triple this program was compiled for, from the compiler's macros.
+// The architecture this program was compiled for, from the compiler's macros (its triple:
+// runtime::build_triple()).
 constexpr const char* kArch =
 #if defined(__x86_64__)
     "x86_64";
@@ -43,20 +50,6 @@ constexpr const char* kArch =
     "unknown";
 #endif
 
-constexpr const char* kTriple =
-#if defined(__x86_64__)
-    "x86_64-linux-gnu";
-#elif defined(__aarch64__)
-    "aarch64-linux-gnu";
-#elif defined(__riscv) && __riscv_xlen == 64
-    "riscv64-linux-gnu";
-#elif defined(__arm__)
-    "arm-linux-gnueabihf";
-#elif defined(__i386__)
-    "i386-linux-gnu";
-#else
-    "unknown";
-#endif
 
 // SVE's vector length in bits for this process (PR_SVE_GET_VL); null without SVE.
 json sve_vector_bits() {
@@ -91,7 +84,7 @@ json rvv_vector_bits() {
 json device_info() {
   json j;
   j["program"] = "ekb-device 0.1";
-  j["triple"] = kTriple;
+  j["triple"] = runtime::build_triple();
   j["arch"] = kArch;
   struct utsname u {};
   if (::uname(&u) == 0) {
@@ -123,6 +116,28 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   });
 }
 
+// `serve`. Its options belong to the program, before `serve`, because the host appends
+// `serve` to the device's command line (docs/DEVICES.md): `qemu-aarch64-static -L /usr/aarch64-linux-gnu
+// ekb-device --worker-prefix 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'` then runs as configured.
+void add_serve_command(CLI::App& app, int& exit_code) {
+  auto prefix = std::make_shared<std::string>();
+  auto cache = std::make_shared<std::string>();
+  app.add_option("--worker-prefix", *prefix,
+                 "serve: start workers under this command line (an emulator: 'qemu-aarch64-static -L "
+                 "/usr/aarch64-linux-gnu' when this program itself runs under qemu-user without binfmt_misc)");
+  app.add_option("--cache", *cache,
+                 "serve: where artifacts are kept by content hash (default: <cache dir>/device-artifacts)");
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "Serve the host's evaluation requests on stdin/stdout until stdin closes (what `ekb eval --device` "
+               "starts over ssh; docs/DEVICES.md)");
+  cmd->callback([prefix, cache, &exit_code] {
+    ServeOptions o;
+    o.worker_prefix = runtime::split_command_line(*prefix);
+    o.cache_dir = *cache;
+    exit_code = serve(o, device_info());
+  });
+}
+
 }  // namespace
 }  // namespace ekb::device
 
@@ -133,6 +148,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ekb-device 0.1"));
   int exit_code = 0;
   add_worker_command(app, exit_code);
+  add_serve_command(app, exit_code);
   app.add_subcommand("info", "Print what this device is, as JSON: triple, machine, kernel, glibc, vector lengths")
       ->callback([] { std::printf("%s\n", device_info().dump(2).c_str()); });
   try {

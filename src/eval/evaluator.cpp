@@ -8,6 +8,7 @@
 #include "eval/correctness.h"
 #include "eval/cpu_steal.h"
 #include "eval/kernel_session.h"
+#include "runtime/device_link.h"
 
 namespace ekb::eval {
 
@@ -46,7 +47,12 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
   r.backend = std::string(backend.name());
   r.solution = options.solution.empty() ? candidate.origin : options.solution;
   r.sample = options.sample;
-  auto fail = [&r](ErrorKind kind, std::string message) {
+  std::unique_ptr<KernelSession> session;
+  auto fail = [&r, &session](ErrorKind kind, std::string message) {
+    if (session && session->device_lost() && kind != ErrorKind::Device) {
+      kind = ErrorKind::Device;
+      message = "the device was lost: " + message;
+    }
     r.error = kind;
     r.message = std::move(message);
     return r;
@@ -100,9 +106,10 @@ CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
       options.memory_limit_bytes ? options.memory_limit_bytes : default_memory_limit(workload.interface()));
   so.worker.file_size_limit_bytes = options.file_size_limit_bytes;
   so.worker.drop_privileges = options.drop_privileges;
-  std::unique_ptr<KernelSession> session;
   try {
-    session = std::make_unique<KernelSession>(workload, so);
+    session = options.session ? options.session(workload, so) : std::make_unique<LocalKernelSession>(workload, so);
+  } catch (const runtime::DeviceLost& e) {
+    return fail(ErrorKind::Device, e.what());
   } catch (const std::exception& e) {
     return fail(ErrorKind::Internal, e.what());
   }

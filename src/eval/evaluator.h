@@ -35,6 +35,9 @@ struct EvalOptions {
   uint64_t file_size_limit_bytes = 1 << 20;
   std::string worker_executable;    // empty: runtime::default_worker_executable()
   bool drop_privileges = true;      // run the worker as `nobody` when ekb runs as root
+  // Where the kernels run: empty, a worker here (LocalKernelSession); or a remote device's
+  // (eval/remote_session.h). A device lost mid-evaluation makes the result ErrorKind::Device.
+  SessionFactory session;
   // Identity in the result.
   std::string solution;             // empty: the candidate's origin
   int sample = 0;
@@ -45,7 +48,8 @@ struct EvalOptions {
 inline constexpr double kEmulatedCallTimeoutScale = 20;
 
 // Never throws for anything a candidate does; a harness failure (the baseline does not compile,
-// no worker can start) is reported as ErrorKind::Internal.
+// no worker can start) is reported as ErrorKind::Internal, a device lost on the way as
+// ErrorKind::Device (whatever else failed with it: nothing of such a result is the candidate's).
 CandidateResult evaluate(runtime::Backend& backend, WorkloadReference& workload,
                          const runtime::Source& candidate, const runtime::Source& baseline,
                          const EvalOptions& options = {});

@@ -6,30 +6,21 @@
 
 #include "eval/output_check.h"
 #include "eval/poison.h"
+#include "runtime/arena_layout.h"
 
 namespace ekb::eval {
 
-namespace {
+using runtime::first_difference;
 
-// The first byte at which two buffers differ, or -1.
-int64_t first_difference(const uint8_t* a, const uint8_t* b, size_t n) {
-  if (std::memcmp(a, b, n) == 0) return -1;
-  for (size_t k = 0; k < n; ++k)
-    if (a[k] != b[k]) return static_cast<int64_t>(k);
-  return -1;
-}
-
-}  // namespace
-
-KernelSession::KernelSession(WorkloadReference& reference, const SessionOptions& options)
+LocalKernelSession::LocalKernelSession(WorkloadReference& reference, const SessionOptions& options)
     : ref_(reference), options_(options), worker_(std::make_unique<runtime::Worker>(options.worker)) {}
 
-KernelSession::~KernelSession() {
+LocalKernelSession::~LocalKernelSession() {
   worker_.reset();  // the worker goes before the arena it maps
   arena_.reset();
 }
 
-CallResult KernelSession::load(int slot, const runtime::Artifact& artifact) {
+CallResult LocalKernelSession::load(int slot, const runtime::Artifact& artifact) {
   int64_t scratch = -1;
   runtime::WorkerStatus s = worker_->load(slot, artifact, ref_.interface().params, options_.call_timeout_s, &scratch);
   if (!s.ok()) return {s.error, s.message};
@@ -41,27 +32,17 @@ CallResult KernelSession::load(int slot, const runtime::Artifact& artifact) {
   return {};
 }
 
-CallResult KernelSession::bind() {
+CallResult LocalKernelSession::bind() {
   const KernelInterface& k = ref_.interface();
-  std::vector<runtime::BufferSpec> buffers;
+  std::vector<runtime::BufferSpec> tensors;
   for (const auto* t : k.inputs)
-    buffers.push_back({t->decl->name, runtime::BufferRole::Input, static_cast<size_t>(t->num_bytes())});
+    tensors.push_back({t->decl->name, runtime::BufferRole::Input, static_cast<size_t>(t->num_bytes())});
   for (const auto* t : k.outputs)
-    buffers.push_back({t->decl->name, runtime::BufferRole::Output, static_cast<size_t>(t->num_bytes())});
-  std::vector<runtime::SlotBinding> slots;
-  for (const auto& [slot, scratch] : declared_scratch_) {
-    runtime::SlotBinding b;
-    b.slot = slot;
-    for (size_t i = 0; i < k.inputs.size() + k.outputs.size(); ++i) b.args.push_back({static_cast<int>(i), 0});
-    for (int64_t p : k.params) b.args.push_back({-1, p});
-    if (scratch >= 0) {
-      scratch_buffer_[slot] = static_cast<int>(buffers.size());
-      b.args.push_back({static_cast<int>(buffers.size()), 0});
-      buffers.push_back({"scratch of slot " + std::to_string(slot), runtime::BufferRole::Scratch,
-                         static_cast<size_t>(scratch)});
-    }
-    slots.push_back(std::move(b));
-  }
+    tensors.push_back({t->decl->name, runtime::BufferRole::Output, static_cast<size_t>(t->num_bytes())});
+  runtime::ArenaLayout layout = runtime::lay_out_arena(std::move(tensors), k.params, declared_scratch_);
+  scratch_buffer_ = std::move(layout.scratch_buffer);
+  std::vector<runtime::BufferSpec> buffers = std::move(layout.buffers);
+  std::vector<runtime::SlotBinding> slots = std::move(layout.slots);
   try {
     arena_ = std::make_unique<runtime::TensorArena>(std::move(buffers));
   } catch (const std::exception& e) {
@@ -73,19 +54,19 @@ CallResult KernelSession::bind() {
   return {};
 }
 
-void KernelSession::write_inputs(const InputBuffers& inputs) {
+void LocalKernelSession::write_inputs(const InputBuffers& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(arena_->data(i), inputs[i].data(), inputs[i].size());
   inputs_in_arena_ = &inputs;
 }
 
-void KernelSession::write_fresh_inputs(const FreshInputs& fresh, const FreshInputs::Draw& draw, InputBuffers& copy) {
+void LocalKernelSession::write_fresh_inputs(const FreshInputs& fresh, const FreshInputs::Draw& draw, InputBuffers& copy) {
   std::vector<uint8_t*> dest(ref_.interface().inputs.size());
   for (size_t i = 0; i < dest.size(); ++i) dest[i] = arena_->data(i);
   fresh.write(draw, dest, &copy);
   inputs_in_arena_ = &copy;
 }
 
-CallResult KernelSession::run(int slot, const CallSpec& spec) {
+CallResult LocalKernelSession::run(int slot, const CallSpec& spec) {
   const KernelInterface& k = ref_.interface();
   for (size_t o = 0; o < k.outputs.size(); ++o)
     fill_poison(k.outputs[o]->type, spec.poison_pattern, arena_->data(k.inputs.size() + o),
@@ -102,7 +83,7 @@ CallResult KernelSession::run(int slot, const CallSpec& spec) {
   return r;
 }
 
-CallResult KernelSession::call(int slot, const Trial& trial, const CallSpec& spec) {
+CallResult LocalKernelSession::call(int slot, const Trial& trial, const CallSpec& spec) {
   if (!arena_) return {ErrorKind::Internal, "call before bind"};
   if (inputs_in_arena_ != &trial.inputs) write_inputs(trial.inputs);
   CallResult r = run(slot, spec);
@@ -113,7 +94,7 @@ CallResult KernelSession::call(int slot, const Trial& trial, const CallSpec& spe
   return r;
 }
 
-CallResult KernelSession::call_on(int slot, const CallSpec& spec, InputBuffers* outputs) {
+CallResult LocalKernelSession::call_on(int slot, const CallSpec& spec, InputBuffers* outputs) {
   if (!arena_) return {ErrorKind::Internal, "call before bind"};
   if (!inputs_in_arena_) return {ErrorKind::Internal, "call_on before write_inputs"};
   CallResult r = run(slot, spec);
@@ -124,7 +105,7 @@ CallResult KernelSession::call_on(int slot, const CallSpec& spec, InputBuffers* 
   return r;
 }
 
-CallResult KernelSession::check_after_call(int slot, const Trial* trial, const CallSpec& spec, InputBuffers* copies) {
+CallResult LocalKernelSession::check_after_call(int slot, const Trial* trial, const CallSpec& spec, InputBuffers* copies) {
   const KernelInterface& k = ref_.interface();
   const size_t n_in = k.inputs.size();
 
@@ -178,10 +159,14 @@ CallResult KernelSession::check_after_call(int slot, const Trial* trial, const C
       (*copies)[o].assign(outputs[o], outputs[o] + k.outputs[o]->num_bytes());
     return {};
   }
+  return compare_with_reference(k, outputs, *trial, spec.poison_pattern);
+}
+
+CallResult compare_with_reference(const KernelInterface& k, const std::vector<const uint8_t*>& outputs,
+                                  const Trial& trial, int poison_pattern) {
   CallResult r;
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    OutputVerdict v = check_output(k.outputs[o]->decl->name, outputs[o], trial->expected[o], trial->rms[o],
-                                   spec.poison_pattern);
+    OutputVerdict v = check_output(k.outputs[o]->decl->name, outputs[o], trial.expected[o], trial.rms[o], poison_pattern);
     r.max_abs_error = std::max(r.max_abs_error, v.max_abs_error);
     r.max_error_ratio = std::max(r.max_error_ratio, v.max_error_ratio);
     if (v.error != ErrorKind::None && r.ok()) {

@@ -11,7 +11,13 @@
 //           returned (else AsyncWrite), outputs within tolerance of the trial's reference (else
 //           UnwrittenOutput / Mismatch), or copied for the caller when there is no reference.
 // A crash, exit, timeout or memory failure in the worker ends the session: every later call fails.
+//
+// Two sessions do this: LocalKernelSession, with its worker on this machine, and
+// RemoteKernelSession (eval/remote_session.h), whose worker runs on a device behind
+// `ekb-device serve`, which does the memory-side checks there while the outputs come back here to
+// be compared with the reference. The evaluator picks one through EvalOptions::session.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,33 +55,60 @@ struct CallResult {
 
 class KernelSession {
  public:
-  // Starts a worker (throws std::runtime_error when it cannot).
-  KernelSession(WorkloadReference& reference, const SessionOptions& options);
-  ~KernelSession();
+  virtual ~KernelSession() = default;
 
   // Loads an artifact into `slot` before bind(). Load errors name the ErrorKind (Load, Crash, ...).
-  CallResult load(int slot, const runtime::Artifact& artifact);
+  virtual CallResult load(int slot, const runtime::Artifact& artifact) = 0;
   // Lays out the arena for the loaded slots (with the scratch memory each declares) and maps it.
-  CallResult bind();
+  virtual CallResult bind() = 0;
   // One checked call of `slot` on `trial`.
-  CallResult call(int slot, const Trial& trial, const CallSpec& spec);
+  virtual CallResult call(int slot, const Trial& trial, const CallSpec& spec) = 0;
 
   // Inputs without a reference (the timing loop's fresh sets, eval/fresh_inputs.h): written into
   // the arena for the call_on()s that follow; `inputs` must stay unchanged until the next write.
-  void write_inputs(const InputBuffers& inputs);
+  virtual void write_inputs(const InputBuffers& inputs) = 0;
   // The set `draw` stands for, derived straight into the arena, its copy kept in `copy` for the
   // input check (one pass over the inputs instead of a derivation and then a copy into the arena);
   // `copy` must stay unchanged until the next write, as with write_inputs.
-  void write_fresh_inputs(const FreshInputs& fresh, const FreshInputs::Draw& draw, InputBuffers& copy);
+  virtual void write_fresh_inputs(const FreshInputs& fresh, const FreshInputs::Draw& draw, InputBuffers& copy) = 0;
   // One call on the inputs written last, with every check of call() but the comparison of its
   // outputs, which are copied into *outputs (when given) for the caller to compare with another
   // kernel's.
-  CallResult call_on(int slot, const CallSpec& spec, InputBuffers* outputs);
-  // Output `o` of the last call as it lies in the arena (no copy): valid until the next call or
-  // write, and only after a call without an async window (that one compares a snapshot).
-  const uint8_t* output_in_arena(size_t o) const { return arena_->data(ref_.interface().inputs.size() + o); }
+  virtual CallResult call_on(int slot, const CallSpec& spec, InputBuffers* outputs) = 0;
+  // Output `o` of the last call (no copy): valid until the next call or write, and only after a
+  // call without an async window (that one compares a snapshot).
+  virtual const uint8_t* output_in_arena(size_t o) const = 0;
 
-  bool alive() const { return worker_->alive(); }
+  virtual bool alive() const = 0;
+  // The session's device went away (a RemoteKernelSession's connection broke): its errors say
+  // nothing about the kernels, and the evaluation must be done again (ErrorKind::Device).
+  virtual bool device_lost() const { return false; }
+};
+
+// Every output of `trial` compared with its reference (eval/output_check.h): the first failing
+// output's verdict, and the largest errors over all of them.
+CallResult compare_with_reference(const KernelInterface& k, const std::vector<const uint8_t*>& outputs,
+                                  const Trial& trial, int poison_pattern);
+
+// How the evaluator starts a session for one candidate (empty: a LocalKernelSession). Throws
+// std::runtime_error when it cannot, runtime::DeviceLost when the device is gone.
+using SessionFactory = std::function<std::unique_ptr<KernelSession>(WorkloadReference&, const SessionOptions&)>;
+
+class LocalKernelSession final : public KernelSession {
+ public:
+  // Starts a worker (throws std::runtime_error when it cannot).
+  LocalKernelSession(WorkloadReference& reference, const SessionOptions& options);
+  ~LocalKernelSession() override;
+
+  CallResult load(int slot, const runtime::Artifact& artifact) override;
+  CallResult bind() override;
+  CallResult call(int slot, const Trial& trial, const CallSpec& spec) override;
+  void write_inputs(const InputBuffers& inputs) override;
+  void write_fresh_inputs(const FreshInputs& fresh, const FreshInputs::Draw& draw, InputBuffers& copy) override;
+  CallResult call_on(int slot, const CallSpec& spec, InputBuffers* outputs) override;
+  const uint8_t* output_in_arena(size_t o) const override { return arena_->data(ref_.interface().inputs.size() + o); }
+
+  bool alive() const override { return worker_->alive(); }
   const runtime::Worker& worker() const { return *worker_; }
 
  private:

@@ -415,6 +415,9 @@ bool ResultStore::add(const std::string& run, const eval::CandidateResult& r) {
                        "ON CONFLICT (run_id, workload, solution, sample) DO NOTHING",
                        kResultColumns, placeholders);
   }();
+  // A lost device says nothing about the candidate: it is evaluated again, never stored as failed.
+  if (r.error == eval::ErrorKind::Device)
+    throw StoreError("a device error is not a result (" + r.workload + " " + r.solution + ": " + r.message + ")");
   try {
     // One statement, one implicit transaction: the row is either fully committed or absent.
     SQLite::Statement q(impl_->db, sql);

@@ -102,4 +102,20 @@ std::vector<std::string> cross_cpu_targets() {
   return out;
 }
 
+const char* build_triple() {
+#if defined(__x86_64__)
+  return "x86_64-linux-gnu";
+#elif defined(__aarch64__)
+  return "aarch64-linux-gnu";
+#elif defined(__riscv) && __riscv_xlen == 64
+  return "riscv64-linux-gnu";
+#elif defined(__arm__)
+  return "arm-linux-gnueabihf";
+#elif defined(__i386__)
+  return "i386-linux-gnu";
+#else
+  return "unknown";
+#endif
+}
+
 }  // namespace ekb::runtime

@@ -35,4 +35,9 @@ CpuTarget cpu_target(std::string_view triple);
 // The cross targets cpu_target() knows.
 std::vector<std::string> cross_cpu_targets();
 
+// The triple this program was compiled for, from the compiler's macros ("x86_64-linux-gnu",
+// "aarch64-linux-gnu", ...; "unknown"): what `ekb-device info` reports, and what a remote device
+// without a `triple` must be.
+const char* build_triple();
+
 }  // namespace ekb::runtime

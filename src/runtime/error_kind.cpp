@@ -6,7 +6,7 @@
 namespace ekb::runtime {
 
 namespace {
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 17> kNames{{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 18> kNames{{
     {ErrorKind::None, "none"},
     {ErrorKind::Compile, "compile"},
     {ErrorKind::Load, "load"},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 17> kNames{{
     {ErrorKind::NoCode, "no_code"},
     {ErrorKind::GenerationFailed, "generation_failed"},
     {ErrorKind::Internal, "internal"},
+    {ErrorKind::Device, "device"},
 }};
 }  // namespace
 

@@ -27,6 +27,8 @@ enum class ErrorKind {
   NoCode,           // the generator answered without usable code (its .meta.json says "no_code")
   GenerationFailed, // generation itself failed: endpoint unreachable, agent crashed (.meta.json "failed")
   Internal,         // the harness itself failed (reported, never blamed on the candidate silently)
+  Device,           // the remote device was lost mid-evaluation (docs/DEVICES.md): never stored as a
+                    // result; the candidate is evaluated again once the device is back
 };
 
 std::string_view error_kind_name(ErrorKind k);   // "compile", "crash", "unwritten_output", ...

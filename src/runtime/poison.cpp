@@ -1,8 +1,8 @@
-#include "eval/poison.h"
+#include "runtime/poison.h"
 
 #include <cstring>
 
-namespace ekb::eval {
+namespace ekb::runtime {
 
 uint64_t poison_bits(ir::ScalarType t, int pattern) {
   const bool a = pattern % 2 == 0;
@@ -33,4 +33,4 @@ void fill_scratch_junk(uint8_t* data, size_t bytes, uint64_t round) {
   std::memset(data, round % 2 ? 0xC7 : 0x3B, bytes);
 }
 
-}  // namespace ekb::eval
+}  // namespace ekb::runtime
