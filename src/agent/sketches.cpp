@@ -387,14 +387,18 @@ Sketch::GpuTileLoops Sketch::gpu_tile(const GeneValues& v, std::vector<std::stri
     d.push_back(fmt::format("split({}, {}, {}, {}, {}{})", o.name, loop, factor, outer, inner,
                             ragged && !register_tile ? ", tail=shift_inwards" : ""));
   };
+  // The loops outside the tile (a batch, a conv's output rows) fused into one grid axis first: a
+  // ragged split peels a tail that would run them outside each other.
+  std::vector<std::string> batch;
+  for (size_t l = 0; l + 2 < pure.size(); ++l) batch.push_back(pure[l].name);
+  const std::string batch_loop = batch.empty() ? "" : fuse_loops(o.name, batch, &d);
   const int64_t bi = gpu_factor(i.extent, gene(v, "block_i")), bj = gpu_factor(j.extent, gene(v, "block_j"));
   split(i.name, i.extent, bi, i.name + "_b", i.name + "_in");
   split(j.name, j.extent, bj, j.name + "_b", j.name + "_in");
   split(i.name + "_in", bi, gene(v, "thread_i"), i.name + "_t", i.name + "_r");
   split(j.name + "_in", bj, gene(v, "thread_j"), j.name + "_t", j.name + "_r");
   std::vector<std::string> order, unrolled;
-  for (size_t l = 0; l + 2 < pure.size(); ++l) order.push_back(pure[l].name);
-  const size_t batch_loops = order.size();
+  if (!batch_loop.empty()) order.push_back(batch_loop);
   order.insert(order.end(), {i.name + "_b", j.name + "_b", i.name + "_t", j.name + "_t"});
   if (!register_tile) order.insert(order.end(), {i.name + "_r", j.name + "_r"});
   std::string stage_k;
@@ -413,11 +417,7 @@ Sketch::GpuTileLoops Sketch::gpu_tile(const GeneValues& v, std::vector<std::stri
   std::string reorder = "reorder(" + o.name;
   for (const auto& l : order) reorder += ", " + l;
   d.push_back(reorder + ")");
-  // The loops outside the tile (a batch, a conv's output rows) fused into one grid axis.
-  if (batch_loops > 0) {
-    const std::string outer = fuse_loops(o.name, {order.begin(), order.begin() + batch_loops}, &d);
-    d.push_back(fmt::format("bind({}, {}, block.z)", o.name, outer));
-  }
+  if (!batch_loop.empty()) d.push_back(fmt::format("bind({}, {}, block.z)", o.name, batch_loop));
   d.push_back(fmt::format("bind({}, {}_b, block.y)", o.name, i.name));
   d.push_back(fmt::format("bind({}, {}_b, block.x)", o.name, j.name));
   d.push_back(fmt::format("bind({}, {}_t, thread.y)", o.name, i.name));
