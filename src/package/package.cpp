@@ -13,6 +13,7 @@
 #include "codegen/target.h"
 #include "eval/candidate_evaluation.h"
 #include "eval/kernel_interface.h"
+#include "eval/reference_cache.h"
 #include "eval/workload_reference.h"
 #include "runtime/compile_cache.h"
 #include "runtime/cpu_backend.h"
@@ -41,11 +42,6 @@ std::string run_or_throw(const std::vector<std::string>& argv, const std::string
     throw std::runtime_error(what + " failed (" + cmd + "):\n" + r.output.substr(0, 4000));
   }
   return r.output;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 void write_bytes(const fs::path& path, const void* data, size_t bytes) {
@@ -157,9 +153,9 @@ std::string element_as_double(ir::ScalarType t, const std::string& name) {
 // The example: the workload run once on the inputs of ekb's first random trial, each output
 // compared with ekb's f64 reference within the suite's tolerance (exact for integers), as the
 // evaluator compares them.
-void write_example(const Chosen& c, const fs::path& dir) {
+void write_example(const Chosen& c, const fs::path& dir, const eval::ReferenceCache* cache) {
   const ir::Instance inst = suite::bind_workload(c.candidate.workload);
-  eval::WorkloadReference reference(inst);
+  eval::WorkloadReference reference(inst, eval::kDefaultBaseSeed, cache);
   const eval::Trial& trial = reference.random_trial(0);
   if (!trial.reference_error.empty()) throw std::runtime_error("the reference fails on the example's inputs: " + trial.reference_error);
   const eval::KernelInterface& iface = reference.interface();
@@ -299,11 +295,14 @@ PackageResult build_package(const std::vector<suite::WorkloadEntry>& selected, c
   }
   if (by_workload.empty()) throw std::runtime_error("no selected workload has a solution in " + options.solutions_dir);
 
+  // The reference outputs computed to verify are read back for the example, not computed again.
+  const std::optional<eval::ReferenceCache> references = eval::ReferenceCache::default_cache();
+  const eval::ReferenceCache* cache = references ? &*references : nullptr;
   PackageResult result;
   std::vector<Chosen> chosen;
   for (const auto& [name, samples] : by_workload) {
     const ir::Instance inst = suite::bind_workload(samples.front().workload);
-    eval::WorkloadReference reference(inst);
+    eval::WorkloadReference reference(inst, eval::kDefaultBaseSeed, cache);
     const eval::Baseline baseline = eval::make_baseline(inst, ir::Target::Cpu);
     eval::EvalOptions eval_options;
     eval_options.time = options.time && !emulated;
@@ -360,7 +359,7 @@ PackageResult build_package(const std::vector<suite::WorkloadEntry>& selected, c
     if (!example) throw std::runtime_error("the example's workload " + options.example_workload + " is not in the package");
   }
   result.example_workload = example->candidate.workload.full_name();
-  write_example(*example, out / "example");
+  write_example(*example, out / "example", cache);
   const std::vector<std::string> link = cpu.program_command(
       {"-I" + (out / "include").string(), (out / "example" / "example.c").string(), (out / "lib" / kLibrary).string()},
       (out / "example" / "example").string());

@@ -109,7 +109,8 @@ json run_json(const RunReport& report, int index) {
   std::set<std::string> baselines;
   double max_steal = -1;
   json results = json::array(), sources = json::object(), trajectories = json::object();
-  std::map<std::string, std::string> source_ids;  // solution file -> id
+  std::map<std::string, std::string> source_ids;      // solution file -> id
+  std::map<std::string, std::string> trajectory_ids;  // workload -> id (one per workload, whatever its samples)
   for (const ScoredResult& s : report.rows) {
     const eval::CandidateResult& r = s.result;
     baselines.insert(r.baseline_info.describe());
@@ -140,14 +141,15 @@ json run_json(const RunReport& report, int index) {
         if (added) sources[it->second] = {{"path", r.solution}, {"text", read_text(file, kMaxSourceBytes)}};
         row["source"] = it->second;
       }
-      const fs::path trajectory = fs::path(run.solutions_dir) / (r.workload + ".trajectory.jsonl");
-      if (fs::is_regular_file(trajectory, ec)) {
-        const std::string id = "r" + std::to_string(index) + "-traj" + std::to_string(trajectories.size());
-        if (!trajectories.contains(id)) {
-          json t = trajectory_json(trajectory);
-          t["workload"] = r.workload;
-          trajectories[id] = t;
-        }
+      if (auto known = trajectory_ids.find(r.workload); known != trajectory_ids.end()) {
+        row["trajectory"] = known->second;
+      } else if (const fs::path trajectory = fs::path(run.solutions_dir) / (r.workload + ".trajectory.jsonl");
+                 fs::is_regular_file(trajectory, ec)) {
+        const std::string id = "r" + std::to_string(index) + "-traj" + std::to_string(trajectory_ids.size());
+        json t = trajectory_json(trajectory);
+        t["workload"] = r.workload;
+        trajectories[id] = t;
+        trajectory_ids[r.workload] = id;
         row["trajectory"] = id;
       }
     }

@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "codegen/suite_params.h"
 #include "eval/calibration.h"
 #include "eval/timing.h"
 #include "results_test_util.h"
@@ -27,10 +28,7 @@ using testing_util::fresh_db_path;
 using testing_util::make_result;
 using testing_util::make_spec;
 
-const suite::Suite& embedded() {
-  static const suite::Suite s = suite::Suite::load();
-  return s;
-}
+const suite::Suite& embedded() { return codegen::testing::embedded_suite(); }
 
 // Two runs over four nn workloads, a calibration, and for run A a solutions directory holding one
 // solution file and one agent trajectory:
