@@ -12,11 +12,11 @@
 
 #include "agent/policy.h"
 #include "agent/trajectory.h"
-#include "eval/calibration.h"
 #include "eval/evaluator.h"
 #include "eval/reference_cache.h"
 #include "ir/target.h"
 #include "runtime/backend.h"
+#include "runtime/calibration.h"
 #include "suite/suite.h"
 
 namespace ekb::agent {
@@ -36,7 +36,7 @@ struct AgentOptions {
   eval::EvalOptions step_eval = quick_step_options();
   eval::EvalOptions final_eval;
   const eval::ReferenceCache* reference_cache = nullptr;
-  std::optional<eval::Calibration> calibration;  // for roofline_ms and the steps' roofline fractions
+  std::optional<runtime::Calibration> calibration;  // for roofline_ms and the steps' roofline fractions
   // A correct candidate is kept when its speedup exceeds the best's by this fraction (kMinGain);
   // -1 or below: every correct one is (tests of the loop's mechanics, which must not depend on speed).
   double min_gain = kMinGain;

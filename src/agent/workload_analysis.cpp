@@ -77,7 +77,7 @@ std::vector<StageFacts> stage_facts(const ir::Instance& inst) {
 }
 
 WorkloadAnalysis analyse_workload(const suite::WorkloadEntry& w, const ir::Instance& inst, ir::Target target,
-                                  const std::optional<eval::Calibration>& calibration) {
+                                  const std::optional<runtime::Calibration>& calibration) {
   WorkloadAnalysis a;
   a.workload = w.full_name();
   a.backend = std::string(ir::target_name(target));

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "agent/policy.h"
-#include "eval/calibration.h"
 #include "ir/instance.h"
 #include "ir/target.h"
+#include "runtime/calibration.h"
 #include "suite/suite.h"
 
 namespace ekb::agent {
@@ -20,6 +20,6 @@ std::vector<StageFacts> stage_facts(const ir::Instance& inst);
 // Everything but the baseline's time, which the loop's first evaluation measures
 // (baseline_ms stays 0 here; roofline_ms is 0 without a calibration).
 WorkloadAnalysis analyse_workload(const suite::WorkloadEntry& w, const ir::Instance& inst, ir::Target target,
-                                  const std::optional<eval::Calibration>& calibration);
+                                  const std::optional<runtime::Calibration>& calibration);
 
 }  // namespace ekb::agent

@@ -1,17 +1,17 @@
 // ekb calibrate: measures the device's roofline (memory bandwidth, peak FP32 rate) and stores it
 // in the results database and the cache directory, where reports look it up by backend and device.
-// cpu: eval/cpu_calibration.h; cuda: eval/cuda_calibration.h; opencl: eval/opencl_calibration.h.
+// cpu: runtime/cpu_calibration.h; cuda: eval/cuda_calibration.h; opencl: eval/opencl_calibration.h.
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/results_db.h"
-#include "eval/cpu_calibration.h"
 #include "eval/cuda_calibration.h"
 #include "eval/opencl_calibration.h"
 #include "results/calibration_cache.h"
 #include "runtime/cpu_backend.h"
+#include "runtime/cpu_calibration.h"
 
 namespace ekb::cli {
 
@@ -29,7 +29,7 @@ struct CalibrateOptions {
   std::string platform;
 };
 
-std::string spread_line(const eval::Measurement& m, const char* unit) {
+std::string spread_line(const runtime::Measurement& m, const char* unit) {
   return fmt::format("best of {}; median {:.1f}, worst {:.1f} {}, spread {:.1f}%", m.runs, m.median, m.worst, unit,
                      m.spread() * 100);
 }
@@ -43,7 +43,7 @@ std::string best_of_each(const nlohmann::json& kernels, const std::vector<std::p
   return out;
 }
 
-void print_calibration(const eval::Calibration& c) {
+void print_calibration(const runtime::Calibration& c) {
   const auto& d = c.details;
   const std::string quick = d.value("quick", false) ? ", quick: numbers not meaningful" : "";
   if (ir::parse_target(c.backend) == ir::Target::Cpu)
@@ -79,7 +79,7 @@ void print_calibration(const eval::Calibration& c) {
     fmt::print("    by SIMD variant: {} GFLOP/s\n", variants);
   }
   if (d.contains("fp16x2_fma_gflops")) {
-    const auto m = eval::measurement_from_json(d["fp16x2_fma_gflops"]);
+    const auto m = runtime::measurement_from_json(d["fp16x2_fma_gflops"]);
     fmt::print("  peak FP16 (half2) {:8.1f} GFLOP/s   ({}; not a roof: workloads are charged at the FP32 rate)\n",
                m.best, spread_line(m, "GFLOP/s"));
   }
@@ -96,14 +96,14 @@ void print_calibration(const eval::Calibration& c) {
 }
 
 // The measurement itself; on cuda an exception says why the device cannot be calibrated.
-eval::Calibration measure(const CalibrateOptions& o) {
+runtime::Calibration measure(const CalibrateOptions& o) {
   if (o.backend == ir::Target::Cpu) {
-    eval::CpuCalibrationOptions options;
+    runtime::CpuCalibrationOptions options;
     options.quick = o.quick;
     options.threads = o.threads;
     if (!o.json) fmt::print("measuring memory bandwidth and peak FP32 rate on all cores...\n");
     std::fflush(stdout);
-    return eval::calibrate_cpu(options);
+    return runtime::calibrate_cpu(options);
   }
   if (o.backend == ir::Target::Cuda) {
     eval::CudaCalibrationOptions options;
@@ -134,13 +134,13 @@ void run_calibrate(const CalibrateOptions& o) {
   if (o.if_missing) {
     if (o.backend != ir::Target::Cpu) throw UsageError("--if-missing is for the cpu backend (a GPU is named by its backend)");
     auto stored = results::load_calibration_file("cpu", runtime::cpu_model_name());
-    if (stored && eval::is_current(*stored)) {
+    if (stored && runtime::is_current(*stored)) {
       if (!o.json)
         fmt::print("a current calibration of this CPU is stored ({}): not measured again\n", stored->created);
       return;
     }
   }
-  eval::Calibration c = measure(o);
+  runtime::Calibration c = measure(o);
   std::string file = results::save_calibration_file(c);
   std::string stored_in = file;
   if (!o.no_db) {
@@ -152,7 +152,7 @@ void run_calibrate(const CalibrateOptions& o) {
     }
   }
   if (o.json) {
-    fmt::print("{}\n", eval::to_json(c).dump(2));
+    fmt::print("{}\n", runtime::to_json(c).dump(2));
     return;
   }
   print_calibration(c);

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "cli/commands.h"
-#include "eval/calibration.h"
+#include "runtime/calibration.h"
 #include "runtime/compile_cache.h"
 #include "workspace/workspace.h"
 
@@ -57,7 +57,7 @@ void run_check(Context& ctx, const WorkspaceOptions& o) {
   std::random_device rd;
   const uint64_t seed = (static_cast<uint64_t>(rd()) << 32) | rd();
   workspace::CheckRecord record;
-  record.started = eval::utc_timestamp_now();
+  record.started = runtime::utc_timestamp_now();
   const auto start = std::chrono::steady_clock::now();
   eval::CandidateResult r;
   try {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "eval/launch_floor.h"
 #include "runtime/cuda_backend.h"
 #include "runtime/cuda_driver.h"
 
@@ -168,10 +169,10 @@ uint32_t float_bits(float f) {
   return u;
 }
 
-// The rates of what `enqueue` puts on the stream (eval::measure_rate).
+// The rates of what `enqueue` puts on the stream (runtime::measure_rate).
 template <typename Enqueue>
-Measurement measure_rate(GpuSession& gpu, int runs, double amount, Enqueue&& enqueue) {
-  return eval::measure_rate(runs, amount, [&] { return gpu.time_ms(enqueue); });
+runtime::Measurement measure_rate(GpuSession& gpu, int runs, double amount, Enqueue&& enqueue) {
+  return runtime::measure_rate(runs, amount, [&] { return gpu.time_ms(enqueue); });
 }
 
 void expect(bool ok, const std::string& what) {
@@ -188,7 +189,7 @@ size_t default_array_bytes(const DeviceProperties& p) {
 const std::string& cuda_calibration_source() { return kSource; }
 const std::vector<std::string>& cuda_calibration_kernel_names() { return kKernelNames; }
 
-Calibration calibrate_cuda(const CudaCalibrationOptions& options) {
+runtime::Calibration calibrate_cuda(const CudaCalibrationOptions& options) {
   GpuSession gpu(options.device);
   const DeviceProperties& props = gpu.props();
   const DriverApi& api = gpu.api();
@@ -217,11 +218,11 @@ Calibration calibrate_cuda(const CudaCalibrationOptions& options) {
   void* copy_args[] = {&b, &a, &n4};
   void* triad_args[] = {&a, &b, &c, &scalar, &n4};
   const double bytes = static_cast<double>(array_bytes);
-  Measurement copy_gbs = measure_rate(gpu, runs, 2 * bytes, [&] { gpu.launch(copy, stream_blocks, copy_args); });
+  runtime::Measurement copy_gbs = measure_rate(gpu, runs, 2 * bytes, [&] { gpu.launch(copy, stream_blocks, copy_args); });
   expect(gpu.read<float>(a + array_bytes - 4) == 1.0f, "the copy kernel did not copy");
-  Measurement triad_gbs = measure_rate(gpu, runs, 3 * bytes, [&] { gpu.launch(triad, stream_blocks, triad_args); });
+  runtime::Measurement triad_gbs = measure_rate(gpu, runs, 3 * bytes, [&] { gpu.launch(triad, stream_blocks, triad_args); });
   expect(gpu.read<float>(a + array_bytes - 4) == 7.0f, "the triad kernel computed a wrong value");
-  Measurement memcpy_gbs = measure_rate(gpu, runs, 2 * bytes, [&] {
+  runtime::Measurement memcpy_gbs = measure_rate(gpu, runs, 2 * bytes, [&] {
     check(api.cuMemcpyDtoDAsync(a, c, array_bytes, gpu.stream()), "cuMemcpyDtoDAsync");
   });
   expect(gpu.read<float>(a + array_bytes - 4) == 2.0f, "cuMemcpyDtoDAsync did not copy");
@@ -256,21 +257,21 @@ Calibration calibrate_cuda(const CudaCalibrationOptions& options) {
     return measure_rate(gpu, runs, flops, [&] { gpu.launch(f, fma_blocks, args); });
   };
   float m = 0.999f, addend = 0.001f;
-  Measurement fp32 = measure_fma("ekb_fma_f32", &m, &addend, 2);
+  runtime::Measurement fp32 = measure_fma("ekb_fma_f32", &m, &addend, 2);
   const float chain_sum = gpu.read<float>(sink);
   expect(std::isfinite(chain_sum) && chain_sum > 0.99f * kChains && chain_sum < 1.02f * kChains,
          "the FP32 FMA chains ended at " + std::to_string(chain_sum));
   unsigned half_m = kHalf2Half, half_addend = kHalf2Half;
-  Measurement fp16 = measure_fma("ekb_fma_f16x2", &half_m, &half_addend, 4);
+  runtime::Measurement fp16 = measure_fma("ekb_fma_f16x2", &half_m, &half_addend, 4);
   expect(gpu.read<unsigned>(sink) == kHalf2One, "the f16x2 FMA chains left their fixed point");
   const auto t2 = std::chrono::steady_clock::now();
 
-  Calibration cal;
+  runtime::Calibration cal;
   cal.backend = "cuda";
   cal.device = runtime::cuda_device_name(props);
-  cal.created = utc_timestamp_now();
+  cal.created = runtime::utc_timestamp_now();
   cal.bandwidth_gbs = copy_gbs;
-  for (const Measurement* m : {&triad_gbs, &memcpy_gbs})
+  for (const runtime::Measurement* m : {&triad_gbs, &memcpy_gbs})
     if (m->best > cal.bandwidth_gbs.best) cal.bandwidth_gbs = *m;
   cal.peak_gflops = fp32;
   int nvrtc_major = 0, nvrtc_minor = 0;

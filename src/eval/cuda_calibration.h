@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/calibration.h"
+#include "runtime/calibration.h"
 
 namespace ekb::eval {
 
@@ -30,6 +30,6 @@ const std::vector<std::string>& cuda_calibration_kernel_names();
 
 // The calibration's device is runtime::cuda_device_name(), the name the cuda backend records in
 // every run. Throws std::runtime_error saying why when there is no driver, device or NVRTC.
-Calibration calibrate_cuda(const CudaCalibrationOptions& options = {});
+runtime::Calibration calibrate_cuda(const CudaCalibrationOptions& options = {});
 
 }  // namespace ekb::eval

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "eval/launch_floor.h"
 #include "runtime/opencl_backend.h"
 #include "runtime/opencl_program.h"
 
@@ -151,11 +152,11 @@ class ClSession {
   std::vector<cl_mem> buffers_;
 };
 
-// The rates of the command `enqueue` puts on the queue (eval::measure_rate); a run is at least a
+// The rates of the command `enqueue` puts on the queue (runtime::measure_rate); a run is at least a
 // nanosecond, so that a profiling clock coarser than the run gives no infinite rate.
 template <typename Enqueue>
-Measurement measure_rate(ClSession& s, int runs, double amount, Enqueue&& enqueue) {
-  return eval::measure_rate(runs, amount, [&] { return std::max(s.time_ms(enqueue), 1e-6); });
+runtime::Measurement measure_rate(ClSession& s, int runs, double amount, Enqueue&& enqueue) {
+  return runtime::measure_rate(runs, amount, [&] { return std::max(s.time_ms(enqueue), 1e-6); });
 }
 
 void expect(bool ok, const std::string& what) {
@@ -178,7 +179,7 @@ size_t default_array_bytes(const cl::Device& d) {
 const std::string& opencl_calibration_source() { return kSource; }
 const std::vector<std::string>& opencl_calibration_kernel_names() { return kKernelNames; }
 
-Calibration calibrate_opencl(const OpenCLCalibrationOptions& options) {
+runtime::Calibration calibrate_opencl(const OpenCLCalibrationOptions& options) {
   // The backend chooses the device and names it exactly as runs on it are recorded.
   runtime::OpenCLBackendOptions backend_options;
   backend_options.device = options.device;
@@ -207,9 +208,9 @@ Calibration calibrate_opencl(const OpenCLCalibrationOptions& options) {
   cl_kernel triad = session.kernel("ekb_triad", {{&a, sizeof a}, {&b, sizeof b}, {&c, sizeof c}, {&scalar, sizeof scalar}, {&n4, sizeof n4}});
   const double bytes = static_cast<double>(array_bytes);
   const size_t last = array_bytes - sizeof(float);
-  Measurement copy_gbs = measure_rate(session, runs, 2 * bytes, [&](cl_event* e) { session.launch(copy, stream_items, e); });
+  runtime::Measurement copy_gbs = measure_rate(session, runs, 2 * bytes, [&](cl_event* e) { session.launch(copy, stream_items, e); });
   expect(session.read<float>(a, last) == 1.0f, "the copy kernel did not copy");
-  Measurement triad_gbs = measure_rate(session, runs, 3 * bytes, [&](cl_event* e) { session.launch(triad, stream_items, e); });
+  runtime::Measurement triad_gbs = measure_rate(session, runs, 3 * bytes, [&](cl_event* e) { session.launch(triad, stream_items, e); });
   expect(session.read<float>(a, last) == 7.0f, "the triad kernel computed a wrong value");
   // The launch floor: an empty kernel timed as the executor times a call, queued behind a 64 MiB
   // fill (its cache flush), and on an idle queue.
@@ -248,16 +249,16 @@ Calibration calibrate_opencl(const OpenCLCalibrationOptions& options) {
   iterations = static_cast<cl_int>(std::clamp(64 * seconds * 1e3 / probe_ms, 64.0, double{1 << 24}));
   cl::check(session.api().clSetKernelArg(fma, 3, sizeof iterations, &iterations), "clSetKernelArg");
   const double flops = 2.0 * 4 * kUnroll * kChains * iterations * static_cast<double>(fma_items);
-  Measurement fp32 = measure_rate(session, runs, flops, run_fma);
+  runtime::Measurement fp32 = measure_rate(session, runs, flops, run_fma);
   const float chain_sum = session.read<float>(sink, 0);
   expect(std::isfinite(chain_sum) && chain_sum > 0.99f * kChains && chain_sum < 1.02f * kChains,
          "the FP32 FMA chains ended at " + std::to_string(chain_sum));
   const auto t2 = std::chrono::steady_clock::now();
 
-  Calibration cal;
+  runtime::Calibration cal;
   cal.backend = "opencl";
   cal.device = backend.device_info().name;
-  cal.created = utc_timestamp_now();
+  cal.created = runtime::utc_timestamp_now();
   cal.bandwidth_gbs = copy_gbs;
   if (triad_gbs.best > cal.bandwidth_gbs.best) cal.bandwidth_gbs = triad_gbs;
   cal.peak_gflops = fp32;

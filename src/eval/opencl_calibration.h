@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/calibration.h"
+#include "runtime/calibration.h"
 #include "runtime/opencl_driver.h"
 
 namespace ekb::eval {
@@ -26,6 +26,6 @@ const std::vector<std::string>& opencl_calibration_kernel_names();
 
 // The calibration's device is the name the opencl backend records in every run (its DeviceInfo).
 // Throws std::runtime_error saying why when there is no platform or device.
-Calibration calibrate_opencl(const OpenCLCalibrationOptions& options = {});
+runtime::Calibration calibrate_opencl(const OpenCLCalibrationOptions& options = {});
 
 }  // namespace ekb::eval

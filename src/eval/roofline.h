@@ -4,7 +4,7 @@
 #pragma once
 #include <optional>
 
-#include "eval/calibration.h"
+#include "runtime/calibration.h"
 
 namespace ekb::eval {
 
@@ -12,7 +12,7 @@ struct Roofline {
   double peak_ops_per_s = 0;
   double bandwidth_bytes_per_s = 0;
   double read_bandwidth_bytes_per_s = 0;  // 0: no read roof
-  static Roofline from(const Calibration& c) {
+  static Roofline from(const runtime::Calibration& c) {
     return {c.peak_flops_per_s(), c.bandwidth_bytes_per_s(), c.read_bandwidth_bytes_per_s()};
   }
   bool valid() const { return peak_ops_per_s > 0 && bandwidth_bytes_per_s > 0; }

@@ -18,7 +18,7 @@ std::string calibration_file_path(const std::string& backend, const std::string&
   return (fs::path(runtime::default_cache_dir()) / "calibration" / (name + ".json")).string();
 }
 
-std::string save_calibration_file(const eval::Calibration& c) {
+std::string save_calibration_file(const runtime::Calibration& c) {
   fs::path path = calibration_file_path(c.backend, c.device);
   fs::create_directories(path.parent_path());
   // Written beside the target and renamed over it, so a reader never sees half a file.
@@ -26,30 +26,30 @@ std::string save_calibration_file(const eval::Calibration& c) {
   tmp += ".tmp";
   {
     std::ofstream out(tmp);
-    out << eval::to_json(c).dump(2) << "\n";
+    out << runtime::to_json(c).dump(2) << "\n";
     if (!out) throw std::runtime_error("cannot write " + tmp.string());
   }
   fs::rename(tmp, path);
   return path.string();
 }
 
-std::optional<eval::Calibration> load_calibration_file(const std::string& backend, const std::string& device) {
+std::optional<runtime::Calibration> load_calibration_file(const std::string& backend, const std::string& device) {
   std::ifstream in(calibration_file_path(backend, device));
   if (!in) return std::nullopt;
   try {
-    return eval::calibration_from_json(nlohmann::json::parse(in));
+    return runtime::calibration_from_json(nlohmann::json::parse(in));
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
 }
 
-std::optional<eval::Calibration> find_calibration(const ResultStore* store, const std::string& backend,
+std::optional<runtime::Calibration> find_calibration(const ResultStore* store, const std::string& backend,
                                                   const std::string& device) {
-  // One measured by an older method does not count (eval::is_current).
+  // One measured by an older method does not count (runtime::is_current).
   if (store)
-    if (auto c = store->calibration(backend, device); c && eval::is_current(*c)) return c;
+    if (auto c = store->calibration(backend, device); c && runtime::is_current(*c)) return c;
   auto c = load_calibration_file(backend, device);
-  if (c && !eval::is_current(*c)) return std::nullopt;
+  if (c && !runtime::is_current(*c)) return std::nullopt;
   return c;
 }
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "eval/calibration.h"
+#include "runtime/calibration.h"
 
 namespace ekb::results {
 
@@ -15,13 +15,13 @@ class ResultStore;
 std::string calibration_file_path(const std::string& backend, const std::string& device);
 
 // Writes the file (creating directories); returns its path. Throws std::runtime_error on failure.
-std::string save_calibration_file(const eval::Calibration& c);
+std::string save_calibration_file(const runtime::Calibration& c);
 // nullopt when there is no file or it does not parse.
-std::optional<eval::Calibration> load_calibration_file(const std::string& backend, const std::string& device);
+std::optional<runtime::Calibration> load_calibration_file(const std::string& backend, const std::string& device);
 
 // The calibration to judge a run on this backend and device against: the newest in `store` (if
 // given), else the cached file.
-std::optional<eval::Calibration> find_calibration(const ResultStore* store, const std::string& backend,
+std::optional<runtime::Calibration> find_calibration(const ResultStore* store, const std::string& backend,
                                                   const std::string& device);
 
 }  // namespace ekb::results

@@ -75,7 +75,7 @@ json fast_curve(const RunReport& report) {
 
 json calibration_json(const RunReport& report) {
   if (!report.calibration) return nullptr;
-  const eval::Calibration& c = *report.calibration;
+  const runtime::Calibration& c = *report.calibration;
   return {{"bandwidth_gbs", c.bandwidth_gbs.best},
           {"read_bandwidth_gbs", c.read_bandwidth_gbs.runs > 0 ? json(c.read_bandwidth_gbs.best) : json(nullptr)},
           {"peak_gflops", c.peak_gflops.best},

@@ -80,7 +80,7 @@ CREATE TABLE IF NOT EXISTS calibrations (
   created       TEXT NOT NULL,
   bandwidth_gbs REAL NOT NULL,
   peak_gflops   REAL NOT NULL,
-  data          TEXT NOT NULL  -- the whole eval::Calibration as JSON
+  data          TEXT NOT NULL  -- the whole runtime::Calibration as JSON
 );
 CREATE INDEX IF NOT EXISTS calibrations_by_device ON calibrations(backend, device);
 )sql";
@@ -167,7 +167,7 @@ std::string run_params(const RunSpec& s) {
 }
 
 std::string generated_run_id() {
-  std::string stamp = eval::utc_timestamp_now();  // 2024-05-01T12:34:56Z -> 20240501-123456
+  std::string stamp = runtime::utc_timestamp_now();  // 2024-05-01T12:34:56Z -> 20240501-123456
   std::string compact;
   for (char c : stamp)
     if (std::isdigit(static_cast<unsigned char>(c))) compact += c;
@@ -326,7 +326,7 @@ std::string ResultStore::begin_or_resume_run(const RunSpec& spec) {
                            "INSERT INTO runs (id, created, backend, device, options, solutions_dir, selection, params) "
                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   insert.bind(1, id);
-  insert.bind(2, eval::utc_timestamp_now());
+  insert.bind(2, runtime::utc_timestamp_now());
   insert.bind(3, spec.backend);
   insert.bind(4, spec.device.dump());
   insert.bind(5, spec.options.dump());
@@ -340,7 +340,7 @@ std::string ResultStore::begin_or_resume_run(const RunSpec& spec) {
 
 void ResultStore::finish_run(const std::string& run) {
   SQLite::Statement q(impl_->db, "UPDATE runs SET finished = ? WHERE id = ?");
-  q.bind(1, eval::utc_timestamp_now());
+  q.bind(1, runtime::utc_timestamp_now());
   q.bind(2, run);
   if (q.exec() == 0) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
 }
@@ -423,7 +423,7 @@ bool ResultStore::add(const std::string& run, const eval::CandidateResult& r) {
     SQLite::Statement q(impl_->db, sql);
     int i = 1;
     q.bind(i++, run);
-    q.bind(i++, eval::utc_timestamp_now());
+    q.bind(i++, runtime::utc_timestamp_now());
     q.bind(i++, r.workload);
     q.bind(i++, r.solution);
     q.bind(i++, r.sample);
@@ -500,7 +500,7 @@ std::vector<eval::CandidateResult> ResultStore::results(const std::string& run) 
   return out;
 }
 
-void ResultStore::add_calibration(const eval::Calibration& c) {
+void ResultStore::add_calibration(const runtime::Calibration& c) {
   SQLite::Statement q(impl_->db,
                       "INSERT INTO calibrations (backend, device, created, bandwidth_gbs, peak_gflops, data) "
                       "VALUES (?, ?, ?, ?, ?, ?)");
@@ -509,17 +509,17 @@ void ResultStore::add_calibration(const eval::Calibration& c) {
   q.bind(3, c.created);
   q.bind(4, c.bandwidth_gbs.best);
   q.bind(5, c.peak_gflops.best);
-  q.bind(6, eval::to_json(c).dump());
+  q.bind(6, runtime::to_json(c).dump());
   q.exec();
 }
 
-std::optional<eval::Calibration> ResultStore::calibration(const std::string& backend, const std::string& device) const {
+std::optional<runtime::Calibration> ResultStore::calibration(const std::string& backend, const std::string& device) const {
   SQLite::Statement q(impl_->db,
                       "SELECT data FROM calibrations WHERE backend = ? AND device = ? ORDER BY created DESC, id DESC LIMIT 1");
   q.bind(1, backend);
   q.bind(2, device);
   if (!q.executeStep()) return std::nullopt;
-  return eval::calibration_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+  return runtime::calibration_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
 }
 
 }  // namespace ekb::results

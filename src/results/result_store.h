@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/calibration.h"
 #include "eval/result.h"
+#include "runtime/calibration.h"
 
 namespace ekb::results {
 
@@ -97,9 +97,9 @@ class ResultStore {
   bool add(const std::string& run, const eval::CandidateResult& r);
   std::vector<eval::CandidateResult> results(const std::string& run) const;  // in the order stored
 
-  void add_calibration(const eval::Calibration& c);
+  void add_calibration(const runtime::Calibration& c);
   // The newest calibration of this backend and device name.
-  std::optional<eval::Calibration> calibration(const std::string& backend, const std::string& device) const;
+  std::optional<runtime::Calibration> calibration(const std::string& backend, const std::string& device) const;
 
  private:
   struct Impl;

@@ -134,7 +134,7 @@ nlohmann::json results_json(const RunReport& report) {
             {"options", run.options},
             {"solutions_dir", run.solutions_dir},
             {"selection", run.selection}}},
-          {"calibration", report.calibration ? eval::to_json(*report.calibration) : nlohmann::json(nullptr)},
+          {"calibration", report.calibration ? runtime::to_json(*report.calibration) : nlohmann::json(nullptr)},
           {"results", results},
           {"summary", summary}};
 }

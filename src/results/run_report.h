@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "eval/calibration.h"
 #include "eval/metrics.h"
 #include "eval/result.h"
 #include "eval/roofline.h"
 #include "results/result_store.h"
+#include "runtime/calibration.h"
 #include "suite/suite.h"
 
 namespace ekb::results {
@@ -58,7 +58,7 @@ inline constexpr const char* kNoMethod = "(no metadata)";
 
 struct RunReport {
   RunInfo run;
-  std::optional<eval::Calibration> calibration;  // nullopt: no roofline fractions
+  std::optional<runtime::Calibration> calibration;  // nullopt: no roofline fractions
   std::vector<ScoredResult> rows;                // in the order stored
   // The denominator: the run's selected workloads plus any others that have results.
   std::vector<std::string> workloads;

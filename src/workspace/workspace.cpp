@@ -17,10 +17,10 @@
 #include <stdexcept>
 
 #include "codegen/signature.h"
-#include "eval/calibration.h"
 #include "eval/candidate_evaluation.h"
 #include "eval/solution_set.h"
 #include "eval/workload_reference.h"
+#include "runtime/calibration.h"
 #include "runtime/compile_cache.h"
 #include "runtime/paths.h"
 #include "suite/task_statement.h"
@@ -303,7 +303,7 @@ WorkspaceInfo create_workspace(const suite::WorkloadEntry& w, const CreateOption
   info.workload = w.full_name();
   info.backend = std::string(ir::target_name(target));
   info.solution_file = "solution" + eval::source_solution_extension(target, opt.language == "cpp");
-  info.created = eval::utc_timestamp_now();
+  info.created = runtime::utc_timestamp_now();
   info.created_unix_s = unix_now();
   info.suite_dir = opt.suite_dir;
 

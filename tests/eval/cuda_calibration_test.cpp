@@ -63,7 +63,7 @@ TEST(CudaCalibration, WithoutADeviceSaysWhy) {
 TEST(CudaCalibration, OnADeviceMeasuresPlausibleRoofsUnderTheRunsDeviceName) {
   const std::string why = no_device_reason();
   if (!why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
-  Calibration c = calibrate_cuda(quick_options());
+  runtime::Calibration c = calibrate_cuda(quick_options());
   EXPECT_EQ(c.backend, "cuda");
   EXPECT_EQ(c.device, runtime::cuda_device_name(runtime::cuda::query_device()));
   // Far below any GPU since 2015 (quick runs on 16 MiB arrays still reach hundreds of GB/s).

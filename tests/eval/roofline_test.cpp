@@ -1,13 +1,22 @@
 // Roofline fractions and the calibration record.
 #include <gtest/gtest.h>
 
-#include "eval/calibration.h"
-#include "eval/cpu_calibration.h"
-#include "runtime/cpu_backend.h"
+#include "eval/launch_floor.h"
 #include "eval/roofline.h"
+#include "runtime/calibration.h"
+#include "runtime/cpu_backend.h"
+#include "runtime/cpu_calibration.h"
 
 namespace ekb::eval {
 namespace {
+
+using runtime::Calibration;
+using runtime::CpuCalibrationOptions;
+using runtime::calibrate_cpu;
+using runtime::calibration_from_json;
+using runtime::calibration_method;
+using runtime::summarize_higher_is_better;
+using runtime::utc_timestamp_now;
 
 TEST(Roofline, AttainableTimeIsTheBindingRoof) {
   Roofline roof{100e9, 10e9};  // 100 GFLOP/s, 10 GB/s: ridge at 10 FLOP/byte

@@ -12,10 +12,10 @@
 #include <set>
 
 #include "codegen/suite_params.h"
-#include "eval/calibration.h"
 #include "eval/timing.h"
 #include "results_test_util.h"
 #include "run_ekb.h"
+#include "runtime/calibration.h"
 #include "runtime/subprocess.h"
 #include "suite/suite.h"
 
@@ -44,13 +44,13 @@ struct TwoRuns {
     for (const auto& e : embedded().workloads())
       if (e.pattern->module.pattern.domain() == "nn" && w.size() < 4) w.push_back(e.full_name());
     ResultStore store = ResultStore::open(db);
-    eval::Calibration c;
+    runtime::Calibration c;
     c.backend = "cpu";
     c.device = "Test CPU";
-    c.created = eval::utc_timestamp_now();
-    c.bandwidth_gbs = eval::summarize_higher_is_better({10});
-    c.peak_gflops = eval::summarize_higher_is_better({100});
-    c.details["method"] = eval::calibration_method(ir::Target::Cpu);
+    c.created = runtime::utc_timestamp_now();
+    c.bandwidth_gbs = runtime::summarize_higher_is_better({10});
+    c.peak_gflops = runtime::summarize_higher_is_better({100});
+    c.details["method"] = runtime::calibration_method(ir::Target::Cpu);
     store.add_calibration(c);
 
     fs::create_directories(solutions / w[0].substr(0, w[0].find('/')));

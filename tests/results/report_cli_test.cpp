@@ -11,9 +11,9 @@
 #include <iterator>
 #include <sstream>
 
-#include "eval/cpu_calibration.h"
-#include "runtime/cpu_backend.h"
 #include "results_test_util.h"
+#include "runtime/cpu_backend.h"
+#include "runtime/cpu_calibration.h"
 #include "suite/suite.h"
 
 namespace ekb::results {

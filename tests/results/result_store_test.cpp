@@ -138,18 +138,18 @@ TEST(ResultStore, RunIdentityAndResumption) {
 TEST(ResultStore, CalibrationsNewestPerDevice) {
   ResultStore store = ResultStore::open(fresh_db_path("cal.db"));
   EXPECT_FALSE(store.calibration("cpu", "Test CPU"));
-  eval::Calibration c;
+  runtime::Calibration c;
   c.backend = "cpu";
   c.device = "Test CPU";
   c.created = "2024-01-01T00:00:00Z";
-  c.bandwidth_gbs = eval::summarize_higher_is_better({10});
-  c.peak_gflops = eval::summarize_higher_is_better({100});
+  c.bandwidth_gbs = runtime::summarize_higher_is_better({10});
+  c.peak_gflops = runtime::summarize_higher_is_better({100});
   store.add_calibration(c);
   c.created = "2024-02-01T00:00:00Z";
-  c.peak_gflops = eval::summarize_higher_is_better({200});
+  c.peak_gflops = runtime::summarize_higher_is_better({200});
   store.add_calibration(c);
   c.device = "Other CPU";
-  c.peak_gflops = eval::summarize_higher_is_better({999});
+  c.peak_gflops = runtime::summarize_higher_is_better({999});
   store.add_calibration(c);
   auto got = store.calibration("cpu", "Test CPU");
   ASSERT_TRUE(got);

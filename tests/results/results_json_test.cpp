@@ -39,13 +39,13 @@ struct Fixture {
   std::string run;
 
   Fixture() {
-    eval::Calibration c;
+    runtime::Calibration c;
     c.backend = "cpu";
     c.device = "Test CPU";
-    c.created = eval::utc_timestamp_now();
-    c.bandwidth_gbs = eval::summarize_higher_is_better({10});
-    c.peak_gflops = eval::summarize_higher_is_better({100});
-    c.details["method"] = eval::calibration_method(ir::Target::Cpu);  // measured the current way
+    c.created = runtime::utc_timestamp_now();
+    c.bandwidth_gbs = runtime::summarize_higher_is_better({10});
+    c.peak_gflops = runtime::summarize_higher_is_better({100});
+    c.details["method"] = runtime::calibration_method(ir::Target::Cpu);  // measured the current way
     store.add_calibration(c);
     run = store.begin_or_resume_run(make_spec({nn[0], nn[1], img[0], "nn.gone/removed"}));
     eval::CandidateResult ok = make_result(nn[0], 0, true, 2.0);

@@ -1,15 +1,15 @@
 // A device's measured ceilings: memory bandwidth and peak arithmetic rate, the two roofs of the
-// roofline that `ekb calibrate` measures and roofline fractions are computed against.
+// roofline that `ekb calibrate` measures and roofline fractions are computed against. In runtime,
+// below eval, because a remote device measures its own (ekb-device serve's `calibrate`).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "ir/target.h"
 
-namespace ekb::eval {
+namespace ekb::runtime {
 
 // One quantity measured several times. The best run is the ceiling (a roof is what the machine
 // can reach, and noise only ever slows a run down); median and worst show how stable it was.
@@ -57,13 +57,7 @@ Measurement measurement_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Calibration& c);
 Calibration calibration_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception
 
-// A GPU backend's launch floor, the fixed cost every timed call carries: `runs` timings (ms) of
-// each named way of launching empty kernels (on an idle queue, queued behind a cache flush as the
-// executors time a call, two in a row behind it), interleaved after one warm-up of each, as
-// {"empty_kernel_us": {name: {median, p25, p75}, ...}, "runs": runs}.
-nlohmann::json launch_floor_json(int runs, const std::vector<std::pair<std::string, std::function<double()>>>& timers);
-
 // Now as "2024-05-01T12:34:56Z".
 std::string utc_timestamp_now();
 
-}  // namespace ekb::eval
+}  // namespace ekb::runtime

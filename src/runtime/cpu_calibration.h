@@ -1,12 +1,12 @@
-// `ekb calibrate --backend cpu`: this machine's memory bandwidth (STREAM copy/triad) and peak FP32
+// `ekb calibrate --backend cpu` (and ekb-device serve's `calibrate`): this machine's memory bandwidth (STREAM copy/triad) and peak FP32
 // rate (independent FMA chains at the widest SIMD the CPU supports), on all cores.
 #pragma once
 #include <cstddef>
 #include <string>
 
-#include "eval/calibration.h"
+#include "runtime/calibration.h"
 
-namespace ekb::eval {
+namespace ekb::runtime {
 
 struct CpuCalibrationOptions {
   int threads = 0;            // 0: every hardware thread
@@ -21,4 +21,4 @@ struct CpuCalibrationOptions {
 // every run, so that reports find it.
 Calibration calibrate_cpu(const CpuCalibrationOptions& options = {});
 
-}  // namespace ekb::eval
+}  // namespace ekb::runtime

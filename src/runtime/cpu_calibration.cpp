@@ -1,4 +1,4 @@
-#include "eval/cpu_calibration.h"
+#include "runtime/cpu_calibration.h"
 
 #include <algorithm>
 #include <barrier>
@@ -9,10 +9,10 @@
 #include <thread>
 #include <unistd.h>
 
-#include "eval/cpu_calibration_kernels.h"
 #include "runtime/cpu_backend.h"
+#include "runtime/cpu_calibration_kernels.h"
 
-namespace ekb::eval {
+namespace ekb::runtime {
 
 namespace cpu_calibration {
 
@@ -87,7 +87,7 @@ Calibration calibrate_cpu(const CpuCalibrationOptions& options) {
 
   Calibration c;
   c.backend = "cpu";
-  c.device = runtime::cpu_model_name();
+  c.device = cpu_model_name();
   c.created = utc_timestamp_now();
   // The roofs: the best STREAM kernel (plain or streaming stores), and the fastest SIMD variant.
   for (const Measurement* m :
@@ -118,4 +118,4 @@ Calibration calibrate_cpu(const CpuCalibrationOptions& options) {
   return c;
 }
 
-}  // namespace ekb::eval
+}  // namespace ekb::runtime

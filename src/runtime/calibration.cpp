@@ -1,11 +1,9 @@
-#include "eval/calibration.h"
-
-#include "eval/timing.h"
+#include "runtime/calibration.h"
 
 #include <algorithm>
 #include <ctime>
 
-namespace ekb::eval {
+namespace ekb::runtime {
 
 Measurement summarize_higher_is_better(std::vector<double> samples) {
   Measurement m;
@@ -24,19 +22,6 @@ Measurement measure_rate(int runs, double amount, const std::function<double()>&
   std::vector<double> rates;
   for (int r = 0; r < runs; ++r) rates.push_back(amount / (time_ms() * 1e-3) / 1e9);
   return summarize_higher_is_better(std::move(rates));
-}
-
-nlohmann::json launch_floor_json(int runs, const std::vector<std::pair<std::string, std::function<double()>>>& timers) {
-  for (const auto& [name, time_ms] : timers) time_ms();  // warm-up: the first launch loads the module
-  std::vector<std::vector<double>> ms(timers.size());
-  for (int r = 0; r < runs; ++r)  // interleaved, so that drift hits all alike
-    for (size_t i = 0; i < timers.size(); ++i) ms[i].push_back(timers[i].second());
-  nlohmann::json empty = nlohmann::json::object();
-  for (size_t i = 0; i < timers.size(); ++i) {
-    const TimeStats t = summarize_times(ms[i]);
-    empty[timers[i].first] = {{"median", t.median_ms * 1e3}, {"p25", t.p25_ms * 1e3}, {"p75", t.p75_ms * 1e3}};
-  }
-  return {{"empty_kernel_us", empty}, {"runs", runs}};
 }
 
 std::string calibration_method(ir::Target target) {
@@ -94,4 +79,4 @@ std::string utc_timestamp_now() {
   return buf;
 }
 
-}  // namespace ekb::eval
+}  // namespace ekb::runtime

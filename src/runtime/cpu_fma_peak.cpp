@@ -3,14 +3,14 @@
 // built for the baseline ISA, so each SIMD width is a target("...") variant chosen at run time.
 #include <chrono>
 
-#include "eval/cpu_calibration_kernels.h"
+#include "runtime/cpu_calibration_kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define EKB_X86 1
 #endif
 
-namespace ekb::eval::cpu_calibration {
+namespace ekb::runtime::cpu_calibration {
 
 namespace {
 
@@ -133,4 +133,4 @@ std::vector<FmaPeakResult> measure_fma_peak(int threads, int runs, double second
   return out;
 }
 
-}  // namespace ekb::eval::cpu_calibration
+}  // namespace ekb::runtime::cpu_calibration

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "eval/calibration.h"
+#include "runtime/calibration.h"
 
-namespace ekb::eval::cpu_calibration {
+namespace ekb::runtime::cpu_calibration {
 
 // Starts `threads` threads once and runs body(thread) on all of them `reps` times, every
 // repetition starting together behind a barrier. Returns the wall seconds of each repetition,
@@ -48,4 +48,4 @@ std::vector<FmaPeakResult> measure_fma_peak(int threads, int runs, double second
 // Size of the largest data/unified cache level from sysfs, or 0 if unknown.
 size_t last_level_cache_bytes();
 
-}  // namespace ekb::eval::cpu_calibration
+}  // namespace ekb::runtime::cpu_calibration

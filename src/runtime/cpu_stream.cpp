@@ -10,9 +10,9 @@
 #include <immintrin.h>
 #endif
 
-#include "eval/cpu_calibration_kernels.h"
+#include "runtime/cpu_calibration_kernels.h"
 
-namespace ekb::eval::cpu_calibration {
+namespace ekb::runtime::cpu_calibration {
 
 namespace {
 
@@ -115,4 +115,4 @@ StreamResult measure_stream(int threads, size_t array_bytes, int runs) {
   return r;
 }
 
-}  // namespace ekb::eval::cpu_calibration
+}  // namespace ekb::runtime::cpu_calibration
