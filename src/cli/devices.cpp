@@ -2,11 +2,17 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 #include <toml++/toml.h>
 
 #include "cli/commands.h"
+#include "runtime/compile_cache.h"
+#include "runtime/cpu_features.h"
+#include "runtime/cpu_target.h"
 
 namespace ekb::cli {
 
@@ -112,6 +118,63 @@ runtime::RemoteDevice find_device(const std::string& option, const std::string& 
     known += (known.empty() ? "" : ", ") + d.name;
   }
   throw UsageError(fmt::format("{}: no device '{}' (devices: {})", path, name, known.empty() ? "none" : known));
+}
+
+void DeviceConnection::connect() {
+  link = std::make_unique<runtime::DeviceLink>(runtime::device_agent_argv(device));
+  const nlohmann::json& facts = link->device();
+  if (identity.is_null()) {
+    runtime::CpuTarget target;
+    try {
+      target = runtime::cpu_target(device.triple == runtime::build_triple() ? "" : device.triple);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("device {}: {}\n  hint: its `triple` in the devices file", device.name, e.what()));
+    }
+    if (const std::string why = runtime::unmet_requirement(target, facts); !why.empty())
+      throw UsageError(fmt::format("device {} cannot run the code of {}: {}\n  hint: its `triple` in the devices file",
+                                   device.name, device.triple.empty() ? "this host (no `triple`)" : device.triple, why));
+    identity = facts;
+  } else if (facts != identity) {
+    throw UsageError(fmt::format("device {} answers again, but is not the same device: {} (was {})", device.name,
+                                 facts.dump(), identity.dump()));
+  }
+}
+
+bool DeviceConnection::reconnect(const std::string& why) {
+  link.reset();
+  fmt::print(stderr, "device {}: lost ({}); reconnecting for up to {:g} s\n", device.name, why, device.wait_s);
+  const auto t0 = std::chrono::steady_clock::now();
+  double pause = 1;
+  for (;;) {
+    try {
+      connect();
+      fmt::print(stderr, "device {}: back; the candidate in flight is evaluated again\n", device.name);
+      return true;
+    } catch (const runtime::DeviceLost& e) {
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (waited + pause > device.wait_s) {
+        fmt::print(stderr, "device {}: still unreachable after {:.0f} s: {}\n", device.name, waited, e.what());
+        return false;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+    pause = std::min(pause * 2, 30.0);
+  }
+}
+
+std::string DeviceConnection::key() const {
+  const nlohmann::json& f = identity;
+  const std::string cpu = f.contains("cpu_model") && f["cpu_model"].is_string() ? ", " + f["cpu_model"].get<std::string>() : "";
+  return fmt::format("{} ({}{}, {} cores, glibc {}; facts {})", device.name, f.value("machine", "?"), cpu,
+                     f.value("cores", 0), f.value("glibc", "?"), runtime::content_key({f.dump()}).substr(0, 12));
+}
+
+void DeviceConnection::open() {
+  try {
+    connect();
+  } catch (const runtime::DeviceLost& e) {
+    throw UsageError(fmt::format("device {}: cannot connect: {}", device.name, e.what()));
+  }
 }
 
 }  // namespace ekb::cli

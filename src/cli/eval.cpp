@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -57,58 +56,6 @@ constexpr int kDeviceGoneExit = 75;
 // Losses of the device while one candidate runs before the run stops.
 constexpr int kMaxLossesPerCandidate = 3;
 
-// A remote device's link, opened at the start and again after it is lost.
-struct DeviceConnection {
-  runtime::RemoteDevice device;
-  std::unique_ptr<runtime::DeviceLink> link;
-  nlohmann::json identity;  // the first hello's facts: a reconnection must find the same device
-
-  void connect() {
-    link = std::make_unique<runtime::DeviceLink>(runtime::device_agent_argv(device));
-    const nlohmann::json& facts = link->device();
-    if (identity.is_null()) {
-      const std::string expected = device.triple.empty() ? runtime::build_triple() : device.triple;
-      if (facts.value("triple", "") != expected)
-        throw UsageError(fmt::format("device {} runs {} but is configured for {}\n  hint: its `triple` in the devices file",
-                                     device.name, facts.value("triple", "?"), expected));
-      identity = facts;
-    } else if (facts != identity) {
-      throw UsageError(fmt::format("device {} answers again, but is not the same device: {} (was {})", device.name,
-                                   facts.dump(), identity.dump()));
-    }
-  }
-
-  // After a loss: tries again with a growing pause (1 s, doubling up to 30 s) for up to the
-  // device's `wait`. False when it stayed away.
-  bool reconnect(const std::string& why) {
-    link.reset();
-    fmt::print(stderr, "device {}: lost ({}); reconnecting for up to {:g} s\n", device.name, why, device.wait_s);
-    const auto t0 = std::chrono::steady_clock::now();
-    double pause = 1;
-    for (;;) {
-      try {
-        connect();
-        fmt::print(stderr, "device {}: back; the candidate in flight is evaluated again\n", device.name);
-        return true;
-      } catch (const runtime::DeviceLost& e) {
-        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (waited + pause > device.wait_s) {
-          fmt::print(stderr, "device {}: still unreachable after {:.0f} s: {}\n", device.name, waited, e.what());
-          return false;
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::duration<double>(pause));
-      pause = std::min(pause * 2, 30.0);
-    }
-  }
-
-  std::string summary() const {
-    const nlohmann::json& f = identity;
-    return fmt::format("{} ({}, {} cores, glibc {})", device.name, f.value("machine", "?"),
-                       f.value("cores", 0), f.value("glibc", "?"));
-  }
-};
-
 nlohmann::json selection_json(const EvalCommandOptions& o, const std::vector<suite::WorkloadEntry>& selected) {
   const suite::Selection& s = o.selection;
   nlohmann::json j = {{"names", s.names},     {"domains", s.domains}, {"levels", s.levels},
@@ -152,11 +99,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
     if (o.backend_options.cpu_target) throw UsageError("--target comes from the device's `triple` with --device NAME");
     if (!remote->device.triple.empty() && remote->device.triple != runtime::build_triple())
       o.backend_options.cpu_target = remote->device.triple;
-    try {
-      remote->connect();
-    } catch (const runtime::DeviceLost& e) {
-      throw UsageError(fmt::format("device {}: cannot connect: {}", o.device_name, e.what()));
-    }
+    remote->open();
   } else if (!o.devices_file.empty()) {
     throw UsageError("--devices names the file of remote devices; --device NAME picks one");
   }
@@ -211,7 +154,7 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   if (emulated && o.timing) {
     // Times under an emulator measure the emulator: the run is a correctness run, and says so.
     fmt::print(stderr, "note: {}: correctness only, nothing is timed (--no-timing)\n",
-               remote ? remote->summary() : backend->device_info().name);
+               remote ? remote->key() : backend->device_info().name);
     o.timing = false;
   }
 
@@ -232,10 +175,11 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
     spec.device["emulated"] = device.emulated;
   }
   if (remote) {  // the device's own facts: a run on one board never resumes on another
-    spec.device["name"] = remote->summary();
+    spec.device["name"] = remote->key();
     spec.device["remote"] = remote->device.name;
-    spec.device["target"] = remote->identity.value("triple", "");
+    spec.device["target"] = remote->device.triple.empty() ? remote->identity.value("triple", "") : remote->device.triple;
     spec.device["emulated"] = remote->device.emulated;
+    spec.device["facts"] = remote->identity;
   }
   spec.options = {{"trials", o.trials}, {"min_time_s", o.min_time_s}};
   // Only when changed, so that the run ids derived from the default options stay what they were.
@@ -309,7 +253,9 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   }
   progress.finish();
   store.finish_run(run);
+  // This machine's load says nothing of a remote device's: only a local run records it.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (remote) max_load = -1;
   if (max_load >= 0) store.record_load(run, max_load, cores);
 
   std::string json = o.json.empty() ? "ekb-results-" + run + ".json" : o.json;

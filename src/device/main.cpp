@@ -1,10 +1,9 @@
 // ekb-device: the program a device runs (docs/DEVICES.md). It holds only what running kernels there
 // needs, so that it builds for any target clang and glibc reach (EKB_DEVICE_ONLY, a cross build):
 //   ekb-device worker ...   the sandboxed kernel worker, the same as `ekb worker` (cli/worker.cpp)
-//   ekb-device info         what this device is, as JSON: architecture, kernel, glibc, vector lengths
+//   ekb-device info         what this device is, as JSON: architecture, kernel, glibc, CPU features, vector lengths
 //   ekb-device serve        the agent the host reaches over ssh: framed requests on stdin (serve.h)
 #include <gnu/libc-version.h>
-#include <sys/prctl.h>
 #include <sys/utsname.h>
 
 #include <CLI/CLI.hpp>
@@ -17,13 +16,9 @@
 #include <utility>
 #include <vector>
 
-#if defined(__riscv)
-#include <setjmp.h>
-#include <signal.h>
-#endif
-
 #include "device/serve.h"
 #include "ir/target.h"
+#include "runtime/cpu_features.h"
 #include "runtime/cpu_target.h"
 #include "runtime/device_link.h"
 #include "runtime/worker_main.h"
@@ -51,36 +46,6 @@ constexpr const char* kArch =
 #endif
 
 
-// SVE's vector length in bits for this process (PR_SVE_GET_VL); null without SVE.
-json sve_vector_bits() {
-#if defined(__aarch64__) && defined(PR_SVE_GET_VL) && defined(PR_SVE_VL_LEN_MASK)
-  const int r = ::prctl(PR_SVE_GET_VL, 0, 0, 0, 0);
-  if (r > 0) return (r & PR_SVE_VL_LEN_MASK) * 8;
-#endif
-  return nullptr;
-}
-
-#if defined(__riscv)
-sigjmp_buf g_no_vector;
-void on_sigill(int) { siglongjmp(g_no_vector, 1); }
-#endif
-
-// RVV's VLEN in bits (the vlenb CSR times 8); null without the V extension. Read, not taken from
-// AT_HWCAP, which qemu-user does not set for V: an illegal-instruction trap means no V.
-json rvv_vector_bits() {
-#if defined(__riscv) && __riscv_xlen == 64
-  struct sigaction trap = {}, old = {};
-  trap.sa_handler = on_sigill;
-  sigemptyset(&trap.sa_mask);
-  if (::sigaction(SIGILL, &trap, &old) != 0) return nullptr;
-  unsigned long vlenb = 0;
-  if (sigsetjmp(g_no_vector, 1) == 0) asm volatile("csrr %0, 0xc22" : "=r"(vlenb));  // 0xc22: vlenb
-  ::sigaction(SIGILL, &old, nullptr);
-  if (vlenb) return static_cast<uint64_t>(vlenb) * 8;
-#endif
-  return nullptr;
-}
-
 json device_info() {
   json j;
   j["program"] = "ekb-device 0.1";
@@ -95,8 +60,9 @@ json device_info() {
   }
   j["glibc"] = gnu_get_libc_version();
   j["cores"] = std::thread::hardware_concurrency();
-  j["sve_vl_bits"] = sve_vector_bits();
-  j["rvv_vlen_bits"] = rvv_vector_bits();
+  // The CPU's model, features and vector lengths: what the host checks a target against.
+  const nlohmann::json cpu = runtime::this_cpu_facts();  // named: items() does not keep a temporary alive
+  for (const auto& [key, value] : cpu.items()) j[key] = value;
   return j;
 }
 

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "runtime/compile_step.h"
+#include "runtime/cpu_features.h"
 #include "runtime/paths.h"
 #include "runtime/subprocess.h"
 
@@ -27,26 +28,6 @@ std::string env_or(const char* name, const char* fallback) {
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The value of the first "key : value" line of /proc/cpuinfo with this key ("" if none).
-std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
-  std::istringstream in(cpuinfo);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(key, 0) != 0) continue;
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    size_t b = line.find_first_not_of(" \t", colon + 1);
-    return b == std::string::npos ? "" : line.substr(b);
-  }
-  return "";
-}
-
-std::string read_cpuinfo() {
-  std::ifstream in("/proc/cpuinfo");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -30,6 +30,11 @@ struct CrossTarget {
   // The CPU qemu emulates for it (empty: qemu's default), and what the device name says of it.
   std::vector<std::string> qemu_cpu;
   const char* vectors;
+  // What a device must report to run the code (runtime/cpu_features.h): features and the fixed
+  // vector length (0: none).
+  std::vector<std::string> required_features = {};
+  int sve_bits = 0;
+  int rvv_bits = 0;
 };
 
 // Fixed-length SVE and RVV code is exact at its vector length only (a 512-bit SVE build computes
@@ -37,16 +42,16 @@ struct CrossTarget {
 // a CPU of that length.
 const std::vector<CrossTarget>& cross_targets() {
   static const std::vector<CrossTarget> targets = {
-      {"aarch64-linux-gnu", "aarch64-linux-gnu", "aarch64", {"-march=armv8-a"}, {}, "NEON"},
+      {"aarch64-linux-gnu", "aarch64-linux-gnu", "aarch64", {"-march=armv8-a"}, {}, "NEON", {"neon"}},
       {"aarch64-linux-gnu+sve256", "aarch64-linux-gnu", "aarch64", {"-march=armv8-a+sve", "-msve-vector-bits=256"},
-       {"-cpu", "max,sve256=on"}, "SVE, 256-bit vectors"},
+       {"-cpu", "max,sve256=on"}, "SVE, 256-bit vectors", {"neon", "sve"}, 256},
       {"aarch64-linux-gnu+sve512", "aarch64-linux-gnu", "aarch64", {"-march=armv8-a+sve", "-msve-vector-bits=512"},
-       {"-cpu", "max,sve512=on"}, "SVE, 512-bit vectors"},
+       {"-cpu", "max,sve512=on"}, "SVE, 512-bit vectors", {"neon", "sve"}, 512},
       {"riscv64-linux-gnu", "riscv64-linux-gnu", "riscv64", {"-march=rv64gc"}, {}, "no vectors"},
       {"riscv64-linux-gnu+rvv128", "riscv64-linux-gnu", "riscv64", {"-march=rv64gcv", "-mllvm", "-riscv-v-vector-bits-min=128"},
-       {"-cpu", "rv64,v=true,vext_spec=v1.0,vlen=128"}, "RVV, VLEN 128"},
+       {"-cpu", "rv64,v=true,vext_spec=v1.0,vlen=128"}, "RVV, VLEN 128", {"v"}, 0, 128},
       {"riscv64-linux-gnu+rvv256", "riscv64-linux-gnu", "riscv64", {"-march=rv64gcv", "-mllvm", "-riscv-v-vector-bits-min=256"},
-       {"-cpu", "rv64,v=true,vext_spec=v1.0,vlen=256"}, "RVV, VLEN 256"},
+       {"-cpu", "rv64,v=true,vext_spec=v1.0,vlen=256"}, "RVV, VLEN 256", {"v"}, 0, 256},
   };
   return targets;
 }
@@ -55,6 +60,7 @@ const std::vector<CrossTarget>& cross_targets() {
 
 CpuTarget host_cpu_target() {
   CpuTarget t;
+  t.system_triple = build_triple();
   // Vectorized libm calls (expf, logf, sinf... as glibc's libmvec SIMD variants) need calls that
   // do not set errno.
   t.compile_flags = {"-march=native", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno", "-fveclib=libmvec"};
@@ -70,6 +76,10 @@ CpuTarget cpu_target(std::string_view triple) {
     if (triple != c.name) continue;
     CpuTarget t;
     t.triple = c.name;
+    t.system_triple = c.triple;
+    t.required_features = c.required_features;
+    t.sve_vector_bits = c.sve_bits;
+    t.rvv_vector_bits = c.rvv_bits;
     t.compile_flags = {std::string("--target=") + c.triple};
     t.compile_flags.insert(t.compile_flags.end(), c.isa.begin(), c.isa.end());
     // No OpenMP: Debian has no libomp for these targets that the host's clang could link, and

@@ -22,6 +22,14 @@ struct CpuTarget {
   bool emulated = false;
   std::string device_name;                  // the results' device name ("" on the host: the CPU's)
   std::string binutils_prefix;              // of the target's objcopy and ar: "" or "TRIPLE-"
+  // What a device must be to run its code (runtime/cpu_features.h, unmet_requirement): the triple
+  // its ekb-device reports (the name without "+VECTORS"), the features it must report, and the
+  // vector length the code is fixed to (0: none). The host's code needs the host's features
+  // (-march=native), which unmet_requirement reads itself.
+  std::string system_triple;
+  std::vector<std::string> required_features;
+  int sve_vector_bits = 0;
+  int rvv_vector_bits = 0;
 
   bool is_host() const { return triple.empty(); }
 };
