@@ -1,11 +1,15 @@
 // ekb calibrate: measures the device's roofline (memory bandwidth, peak FP32 rate) and stores it
 // in the results database and the cache directory, where reports look it up by backend and device.
-// cpu: runtime/cpu_calibration.h; cuda: eval/cuda_calibration.h; opencl: eval/opencl_calibration.h.
+// cpu: runtime/cpu_calibration.h; cuda: eval/cuda_calibration.h; opencl: eval/opencl_calibration.h;
+// --device NAME: a remote device's cpu, measured there by its ekb-device (serve's `calibrate`).
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "cli/commands.h"
+#include "cli/devices.h"
 #include "cli/results_db.h"
 #include "eval/cuda_calibration.h"
 #include "eval/opencl_calibration.h"
@@ -27,7 +31,13 @@ struct CalibrateOptions {
   int threads = 0;
   int device = 0;
   std::string platform;
+  std::string device_name;   // --device NAME: a remote device of the devices file
+  std::string devices_file;  // --devices
 };
+
+// A remote device's calibration can take minutes on a small board (its arrays are sized to its
+// memory); past this the link counts as lost.
+constexpr double kRemoteCalibrationTimeoutS = 1800;
 
 std::string spread_line(const runtime::Measurement& m, const char* unit) {
   return fmt::format("best of {}; median {:.1f}, worst {:.1f} {}, spread {:.1f}%", m.runs, m.median, m.worst, unit,
@@ -130,17 +140,56 @@ runtime::Calibration measure(const CalibrateOptions& o) {
   }
 }
 
+// The remote device to calibrate, connected: one that can be timed (not emulated) and runs the cpu
+// backend.
+DeviceConnection open_device_to_calibrate(const CalibrateOptions& o) {
+  DeviceConnection remote;
+  remote.device = find_device(o.devices_file, o.device_name);
+  if (o.backend != ir::Target::Cpu) throw UsageError("a remote device is calibrated for the cpu backend only, for now");
+  if (remote.device.emulated)
+    throw UsageError(fmt::format("device {} is emulated (`emulated = true`): times under an emulator measure the emulator, "
+                                 "so it has no roofline to calibrate\n  hint: calibrate the board itself",
+                                 o.device_name));
+  remote.open();
+  return remote;
+}
+
+// The device's own measurement, stored under its key (name and hello facts), never this host's.
+runtime::Calibration measure_on_device(DeviceConnection& remote, const CalibrateOptions& o) {
+  if (!o.json)
+    fmt::print("measuring memory bandwidth and peak FP32 rate on all cores of device {}...\n", remote.device.name);
+  std::fflush(stdout);
+  runtime::framed::Frame reply;
+  try {
+    reply = remote.link->request({{"op", "calibrate"}, {"quick", o.quick}, {"threads", o.threads}}, {},
+                                 kRemoteCalibrationTimeoutS);
+  } catch (const runtime::DeviceLost& e) {
+    throw UsageError(fmt::format("device {}: lost while calibrating: {}", remote.device.name, e.what()));
+  }
+  if (!reply.header.value("ok", false))
+    throw UsageError(fmt::format("device {} cannot calibrate: {}", remote.device.name, reply.header.value("message", reply.header.dump())));
+  runtime::Calibration c = runtime::calibration_from_json(reply.header.at("calibration"));
+  c.details["device_cpu"] = c.device;  // what the device calls its CPU
+  c.details["remote"] = remote.device.name;
+  c.device = remote.key();
+  return c;
+}
+
 void run_calibrate(const CalibrateOptions& o) {
+  std::optional<DeviceConnection> remote;
+  if (!o.device_name.empty()) remote = open_device_to_calibrate(o);
+  else if (!o.devices_file.empty()) throw UsageError("--devices names the file of remote devices; --device NAME picks one");
   if (o.if_missing) {
     if (o.backend != ir::Target::Cpu) throw UsageError("--if-missing is for the cpu backend (a GPU is named by its backend)");
-    auto stored = results::load_calibration_file("cpu", runtime::cpu_model_name());
+    auto stored = results::load_calibration_file("cpu", remote ? remote->key() : runtime::cpu_model_name());
     if (stored && runtime::is_current(*stored)) {
       if (!o.json)
-        fmt::print("a current calibration of this CPU is stored ({}): not measured again\n", stored->created);
+        fmt::print("a current calibration of {} is stored ({}): not measured again\n",
+                   remote ? "device " + remote->device.name : std::string("this CPU"), stored->created);
       return;
     }
   }
-  runtime::Calibration c = measure(o);
+  runtime::Calibration c = remote ? measure_on_device(*remote, o) : measure(o);
   std::string file = results::save_calibration_file(c);
   std::string stored_in = file;
   if (!o.no_db) {
@@ -168,8 +217,12 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
   add_db_option(cmd, o->db);
   cmd->add_flag("--no-db", o->no_db, "Only write the cache file, not the database");
   cmd->add_option("--threads", o->threads, "Threads to measure with (default: all hardware threads)");
-  cmd->add_option("--device", o->device, "cuda: the CUDA device ordinal; opencl: the device's index in its platform")
-      ->capture_default_str();
+  add_device_index_or_name_option(cmd, [o](int index) { o->device = index; }, o->device_name,
+                                  "cuda: the CUDA device ordinal; opencl: the device's index in its platform (default "
+                                  "0); a name: the remote device of that name in the devices file, measured there "
+                                  "(--devices; docs/DEVICES.md)");
+  cmd->add_option("--devices", o->devices_file,
+                  "The remote devices' file for --device NAME (default: $EKB_DEVICES, else ./ekb-devices.toml)");
   cmd->add_option("--platform", o->platform,
                   "opencl: a case-insensitive substring of the platform's name (default: the first with a device)");
   cmd->add_flag("--quick", o->quick, "Tiny buffers and short runs, to check that it works (numbers not meaningful)");

@@ -1,6 +1,7 @@
 // The `ekb` subcommands. Each add_*_command registers its options and its callback on the app.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,10 @@ CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Targ
 // With `device_name`, --device also takes a remote device's name (cli/devices.h), stored there;
 // an integer keeps its opencl meaning.
 void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options, std::string* device_name = nullptr);
+// --device: an integer is a GPU's index, given to `set_index`; anything else a remote device's name
+// (cli/devices.h), stored in `name`.
+void add_device_index_or_name_option(CLI::App* cmd, std::function<void(int)> set_index, std::string& name,
+                                     const std::string& help);
 // --target TRIPLE: the cpu backend's cross target (runtime/cpu_target.h).
 void add_cpu_target_option(CLI::App* cmd, runtime::BackendOptions& options);
 

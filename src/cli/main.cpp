@@ -31,21 +31,27 @@ CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Targ
       ->default_str(std::string(ir::target_name(target)));
 }
 
+void add_device_index_or_name_option(CLI::App* cmd, std::function<void(int)> set_index, std::string& name,
+                                     const std::string& help) {
+  cmd->add_option_function<std::string>(
+      "--device",
+      [set_index = std::move(set_index), &name](const std::string& v) {
+        int index = 0;
+        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), index);
+        if (ec == std::errc() && end == v.data() + v.size()) set_index(index);
+        else name = v;
+      },
+      help);
+}
+
 void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options, std::string* device_name) {
   cmd->add_option("--platform", options.platform,
                   "opencl: the platform whose name or version contains this (case-insensitive: pocl, nvidia; default: the first "
                   "with a device)");
   if (device_name) {
-    cmd->add_option_function<std::string>(
-        "--device",
-        [&options, device_name](const std::string& v) {
-          int index = 0;
-          const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), index);
-          if (ec == std::errc() && end == v.data() + v.size()) options.device = index;
-          else *device_name = v;
-        },
-        "opencl: the device index within the platform (default 0); a name: the remote device of that name in the "
-        "devices file (--devices; docs/DEVICES.md)");
+    add_device_index_or_name_option(cmd, [&options](int index) { options.device = index; }, *device_name,
+                                    "opencl: the device index within the platform (default 0); a name: the remote device "
+                                    "of that name in the devices file (--devices; docs/DEVICES.md)");
   } else {
     cmd->add_option("--device", options.device, "opencl: the device index within the platform (default 0)");
   }

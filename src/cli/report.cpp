@@ -196,6 +196,10 @@ results::RunReport print_run_report(const suite::Suite& suite, const results::Re
                    ? fmt::format(" (reads alone {:.1f})", report.calibration->read_bandwidth_gbs.best)
                    : "",
                report.calibration->peak_gflops.best, report.calibration->created);
+  else if (run.device.value("emulated", false))
+    fmt::print("  roofline: none (an emulated device's times measure the emulator)\n");
+  else if (const std::string remote = run.device.value("remote", ""); !remote.empty())
+    fmt::print("  roofline: no calibration for this device; `ekb calibrate --device {}` measures one there\n", remote);
   else
     fmt::print("  roofline: no calibration for this device; `ekb calibrate --backend {}` measures one\n", run.backend);
 

@@ -17,6 +17,7 @@
 #include "ir/tensor_data.h"
 #include "runtime/arena_layout.h"
 #include "runtime/compile_cache.h"
+#include "runtime/cpu_calibration.h"
 #include "runtime/framed_stream.h"
 #include "runtime/paths.h"
 #include "runtime/poison.h"
@@ -84,6 +85,7 @@ class Agent {
       if (op == "ping") return {{"ok", true}};
       if (op == "has") return {{"ok", true}, {"has", fs::exists(artifact_path(request.header.at("hash")))}};
       if (op == "put") return put(request);
+      if (op == "calibrate") return calibrate(request.header);
       if (op == "open") return open(request.header);
       if (op == "close") {
         session_.reset();
@@ -116,6 +118,15 @@ class Agent {
       return failure(ErrorKind::Internal, "the artifact's bytes do not match its hash");
     runtime::write_file_atomically(path, request.blob);
     return {{"ok", true}};
+  }
+
+  // This device's roofline, measured here by the code `ekb calibrate` runs for the cpu backend;
+  // the host keeps it under the device's name and facts.
+  json calibrate(const json& h) {
+    runtime::CpuCalibrationOptions options;
+    options.quick = h.value("quick", false);
+    options.threads = h.value("threads", 0);
+    return {{"ok", true}, {"calibration", runtime::to_json(runtime::calibrate_cpu(options))}};
   }
 
   json open(const json& h) {
