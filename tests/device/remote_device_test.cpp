@@ -29,6 +29,8 @@
 
 #include "run_ekb.h"
 #include "runtime/compile_cache.h"
+#include "runtime/cpu_features.h"
+#include "runtime/cpu_target.h"
 #include "runtime/device_link.h"
 #include "test_paths.h"
 
@@ -253,6 +255,10 @@ TEST(RemoteDevice, TheAgentSaysWhatTheDeviceIsAndRefusesAnArtifactWhoseBytesDoNo
   ekb::runtime::DeviceLink link({host_device_binary().string(), "--cache", (dir / "cache").string(), "serve"});
   EXPECT_EQ(link.device().value("triple", ""), "x86_64-linux-gnu") << link.device().dump();
   EXPECT_EQ(link.device().value("program", ""), "ekb-device 0.1");
+  // The CPU's facts, the same as this process reads them (the agent runs on this machine).
+  EXPECT_EQ(link.device()["features"], ekb::runtime::this_cpu_facts()["features"]) << link.device().dump();
+  EXPECT_FALSE(link.device()["features"].empty()) << link.device().dump();
+  EXPECT_TRUE(link.device().contains("cpu_model")) << link.device().dump();
 
   const std::string bytes = "not really a shared object";
   const std::string hash = ekb::runtime::content_key({bytes});
@@ -336,6 +342,74 @@ TEST(RemoteDevice, ACandidateDuringWhichTheDeviceGoesEveryTimeStopsTheRunUnfinis
   EXPECT_FALSE(fs::exists(dir / "r.json"));
 }
 
+// ---- a device's CPU against the configured target ----
+
+TEST(RemoteDevice, TheFeatureCheckRefusesATargetTheDevicesCpuCannotRun) {
+  using ekb::runtime::cpu_target;
+  using ekb::runtime::unmet_requirement;
+  const nlohmann::json sve512 = {{"triple", "aarch64-linux-gnu"}, {"features", {"neon", "sve"}}, {"sve_vl_bits", 512}};
+  const nlohmann::json neon_only = {{"triple", "aarch64-linux-gnu"}, {"features", {"neon"}}, {"sve_vl_bits", nullptr}};
+  EXPECT_EQ(unmet_requirement(cpu_target("aarch64-linux-gnu+sve512"), sve512), "");
+  EXPECT_EQ(unmet_requirement(cpu_target("aarch64-linux-gnu"), neon_only), "");
+  // Fixed-length SVE code at another length computes wrong results.
+  const std::string other_length = unmet_requirement(cpu_target("aarch64-linux-gnu+sve256"), sve512);
+  EXPECT_NE(other_length.find("512-bit SVE vectors"), std::string::npos) << other_length;
+  EXPECT_NE(other_length.find("fixed to 256"), std::string::npos) << other_length;
+  const std::string no_sve = unmet_requirement(cpu_target("aarch64-linux-gnu+sve256"), neon_only);
+  EXPECT_NE(no_sve.find("lacks sve"), std::string::npos) << no_sve;
+  const nlohmann::json rvv128 = {{"triple", "riscv64-linux-gnu"}, {"features", {"i", "m", "a", "f", "d", "c", "v"}},
+                                 {"rvv_vlen_bits", 128}};
+  EXPECT_EQ(unmet_requirement(cpu_target("riscv64-linux-gnu+rvv128"), rvv128), "");
+  EXPECT_NE(unmet_requirement(cpu_target("riscv64-linux-gnu+rvv256"), rvv128).find("fixed to 256"), std::string::npos);
+  // This host's code (-march=native) on another architecture, or on a CPU without its features.
+  const std::string arm = unmet_requirement(ekb::runtime::host_cpu_target(), sve512);
+  EXPECT_NE(arm.find("runs aarch64-linux-gnu code, not " + std::string(ekb::runtime::build_triple())), std::string::npos) << arm;
+  nlohmann::json host = ekb::runtime::this_cpu_facts();
+  host["triple"] = ekb::runtime::build_triple();
+  EXPECT_EQ(unmet_requirement(ekb::runtime::host_cpu_target(), host), "");
+  if (!host["features"].empty()) {
+    const std::string lost = host["features"].back();
+    host["features"].erase(host["features"].size() - 1);
+    EXPECT_NE(unmet_requirement(ekb::runtime::host_cpu_target(), host).find("lacks " + lost), std::string::npos);
+  }
+  // An agent that reports no features (an older ekb-device) cannot be checked, so it is refused.
+  EXPECT_NE(unmet_requirement(cpu_target("aarch64-linux-gnu"), {{"triple", "aarch64-linux-gnu"}}).find("no CPU features"),
+            std::string::npos);
+}
+
+// A board whose SVE vectors are 512 bits long (qemu's -cpu max,sve512=on) configured for the
+// 256-bit target: refused at hello, before anything is compiled or run.
+TEST(RemoteDevice, ADeviceWhoseVectorLengthDiffersFromItsTargetsIsRefusedAtHello) {
+  if (!fs::exists("/usr/bin/qemu-aarch64-static")) GTEST_SKIP() << "qemu-user-static is needed";
+  if (!fs::exists(aarch64_device_binary()))
+    GTEST_SKIP() << aarch64_device_binary() << " is missing: scripts/build-device.sh aarch64-linux-gnu";
+  const fs::path dir = ekb::testing::private_temp_path("remote_sve_mismatch");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string qemu = "/usr/bin/qemu-aarch64-static -cpu max,sve512=on -L /usr/aarch64-linux-gnu";
+  std::ofstream(dir / "devices.toml") << "[devices.sve512]\ntransport = \"local\"\ncommand = \"" << qemu << " "
+                                      << aarch64_device_binary().string() << " --cache " << (dir / "cache").string()
+                                      << " --worker-prefix '" << qemu << "'\"\ntriple = \"aarch64-linux-gnu+sve256\"\n"
+                                      << "emulated = true\n";
+  auto r = run_ekb("eval -s native --no-timing --devices " + (dir / "devices.toml").string() + " --device sve512 --db " +
+                   (dir / "r.db").string() + " linalg.gemm/mini");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("device sve512 cannot run the code of aarch64-linux-gnu+sve256: it has 512-bit SVE vectors"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(RemoteDevice, AnEmulatedDeviceRefusesCalibration) {
+  const fs::path dir = local_device_dir("remote_emulated_calibrate", "emu");
+  std::ofstream(dir / "devices.toml", std::ios::app) << "emulated = true\n";
+  auto r = run_ekb("calibrate --quick --devices " + (dir / "devices.toml").string() + " --device emu --db " +
+                   (dir / "r.db").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("device emu is emulated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("times under an emulator measure the emulator"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.db"));
+}
+
 // ---- over OpenSSH on loopback, the board an emulated aarch64 ----
 
 // A throwaway sshd: its own host key, a user key authorized for the current user, on a free
@@ -376,14 +450,17 @@ class SshServer {
   // A device entry for this server, the board the aarch64 ekb-device under qemu-user.
   std::string device_toml(double wait_s) const {
     const std::string qemu = "/usr/bin/qemu-aarch64-static -L /usr/aarch64-linux-gnu";
-    const passwd* pw = ::getpwuid(::geteuid());
     std::ostringstream t;
-    t << "[devices.board]\nhost = \"127.0.0.1\"\nport = " << port_ << "\nuser = \"" << (pw ? pw->pw_name : "root")
-      << "\"\nidentity = \"" << (dir_ / "user_key").string() << "\"\nssh_options = [\"UserKnownHostsFile="
-      << (dir_ / "known_hosts").string() << "\", \"GlobalKnownHostsFile=/dev/null\", \"StrictHostKeyChecking=yes\"]\n"
-      << "command = \"" << qemu << " " << aarch64_device_binary().string() << " --cache " << (dir_ / "device-cache").string()
-      << " --worker-prefix '" << qemu << "'\"\ntriple = \"aarch64-linux-gnu\"\nemulated = true\nwait = " << wait_s << "\n";
+    t << ssh_table("board") << "command = \"" << qemu << " " << aarch64_device_binary().string() << " --cache "
+      << (dir_ / "device-cache").string() << " --worker-prefix '" << qemu
+      << "'\"\ntriple = \"aarch64-linux-gnu\"\nemulated = true\nwait = " << wait_s << "\n";
     return t.str();
+  }
+  // A device entry for this server whose board is this machine: the host build's ekb-device, not
+  // emulated.
+  std::string host_device_toml(const std::string& name) const {
+    return ssh_table(name) + "command = \"" + host_device_binary().string() + " --cache " +
+           (dir_ / "device-cache").string() + "\"\nwait = 60\n";
   }
 
  private:
@@ -428,6 +505,16 @@ class SshServer {
     fs::remove(key.string() + ".pub");
     const std::string cmd = "ssh-keygen -q -t ed25519 -N '' -C ekb-test -f " + key.string() + " >/dev/null 2>&1";
     ok_ = ok_ && std::system(cmd.c_str()) == 0;
+  }
+
+  // The table's header and how ssh reaches this server.
+  std::string ssh_table(const std::string& name) const {
+    const passwd* pw = ::getpwuid(::geteuid());
+    std::ostringstream t;
+    t << "[devices." << name << "]\nhost = \"127.0.0.1\"\nport = " << port_ << "\nuser = \"" << (pw ? pw->pw_name : "root")
+      << "\"\nidentity = \"" << (dir_ / "user_key").string() << "\"\nssh_options = [\"UserKnownHostsFile="
+      << (dir_ / "known_hosts").string() << "\", \"GlobalKnownHostsFile=/dev/null\", \"StrictHostKeyChecking=yes\"]\n";
+    return t.str();
   }
 
   fs::path dir_;
@@ -503,6 +590,75 @@ TEST_F(RemoteDeviceOverSsh, ABoardThatStaysAwayStopsTheRunUnfinishedAndTheNextRu
   ASSERT_EQ(code, 0) << err;
   EXPECT_NE(err.find("resuming with"), std::string::npos) << err;
   expect_every_result_once(read_verdicts(dir_ / "r.json"));
+}
+
+// An environment variable set for one test's `ekb` commands.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+// This machine's own ekb-device behind the loopback sshd, a board that is not emulated: `ekb
+// calibrate --device` measures it there and keeps the result under the device's name and facts;
+// `ekb eval --device` judges its runs against that calibration, and a device without one gets no
+// roofline, never this host's (calibrated here too). Structure only: the numbers are whatever this
+// machine's load makes them.
+TEST(RemoteDeviceCalibration, ADeviceIsCalibratedThereAndItsRunsUseItsOwnCalibrationOnly) {
+  if (!fs::exists("/usr/sbin/sshd") || !program_exists("ssh") || !program_exists("ssh-keygen"))
+    GTEST_SKIP() << "openssh-server and openssh-client are needed (scripts/install-deps.sh)";
+  const fs::path dir = ekb::testing::private_temp_path("remote_calibration");
+  fs::remove_all(dir);
+  SshServer server(dir / "sshd");
+  ASSERT_TRUE(server.ok_) << "ssh-keygen failed";
+  std::string why;
+  if (!server.start(&why)) GTEST_SKIP() << "sshd does not start here: " << why;
+  std::ofstream(dir / "devices.toml") << server.host_device_toml("board") << "[devices.other]\ntransport = \"local\"\n"
+                                      << "command = \"" << host_device_binary().string() << " --cache "
+                                      << (dir / "other-cache").string() << "\"\n";
+  const ScopedEnv cache("EKB_CACHE_DIR", (dir / "cache").string());
+  const std::string devices = " --devices " + (dir / "devices.toml").string() + " --db " + (dir / "r.db").string();
+
+  auto here = run_ekb("calibrate --quick --json --db " + (dir / "r.db").string());
+  ASSERT_EQ(here.code, 0) << here.err;
+  const std::string host_key = nlohmann::json::parse(here.out)["device"];
+  auto measured = run_ekb("calibrate --quick --json" + devices + " --device board");
+  ASSERT_EQ(measured.code, 0) << measured.err;
+  const nlohmann::json board = nlohmann::json::parse(measured.out);
+  const std::string key = board["device"];
+  EXPECT_EQ(key.rfind("board (", 0), 0u) << key;
+  EXPECT_NE(key.find("; facts "), std::string::npos) << key;
+  EXPECT_NE(key, host_key);
+  EXPECT_EQ(board["details"]["remote"], "board");
+  EXPECT_GT(board["bandwidth_gbs"]["best"].get<double>(), 0);
+  EXPECT_GT(board["peak_gflops"]["best"].get<double>(), 0);
+  size_t files = 0;
+  for (const auto& f : fs::directory_iterator(dir / "cache" / "calibration")) files += f.path().extension() == ".json";
+  EXPECT_EQ(files, 2u) << "one calibration for this host, one for the board";
+
+  const std::string eval = "eval -s native --min-time 0.01" + devices;
+  auto on_board = run_ekb(eval + " --device board --json " + (dir / "board.json").string() + " linalg.gemm/mini");
+  ASSERT_EQ(on_board.code, 0) << on_board.err;
+  std::ifstream board_in(dir / "board.json");
+  const nlohmann::json b = nlohmann::json::parse(board_in);
+  EXPECT_EQ(b["device"]["name"], key) << b["device"].dump();
+  EXPECT_EQ(b["device"]["facts"]["triple"], ekb::runtime::build_triple()) << b["device"].dump();
+  ASSERT_FALSE(b["calibration"].is_null()) << on_board.out;
+  EXPECT_EQ(b["calibration"]["device"], key);
+  ASSERT_EQ(b["results"].size(), 1u);
+  EXPECT_FALSE(b["results"][0]["roofline"].is_null()) << b["results"][0].dump();
+
+  auto on_other = run_ekb(eval + " --device other --json " + (dir / "other.json").string() + " linalg.gemm/mini");
+  ASSERT_EQ(on_other.code, 0) << on_other.err;
+  std::ifstream other_in(dir / "other.json");
+  const nlohmann::json o = nlohmann::json::parse(other_in);
+  EXPECT_TRUE(o["calibration"].is_null()) << o["calibration"].dump();
+  ASSERT_EQ(o["results"].size(), 1u);
+  EXPECT_TRUE(o["results"][0]["roofline"].is_null()) << o["results"][0].dump();
+  EXPECT_NE(on_other.out.find("`ekb calibrate --device other` measures one there"), std::string::npos) << on_other.out;
 }
 
 }  // namespace
