@@ -69,7 +69,7 @@ TEST(CudaCalibration, OnADeviceMeasuresPlausibleRoofsUnderTheRunsDeviceName) {
   // Far below any GPU since 2015 (quick runs on 16 MiB arrays still reach hundreds of GB/s).
   EXPECT_GT(c.bandwidth_gbs.best, 50.0);
   EXPECT_GT(c.peak_gflops.best, 500.0);
-  EXPECT_GT(measurement_from_json(c.details.at("fp16x2_fma_gflops")).best, 500.0);
+  EXPECT_GT(runtime::measurement_from_json(c.details.at("fp16x2_fma_gflops")).best, 500.0);
   for (const char* kernel : {"copy_kernel_gbs", "triad_kernel_gbs", "memcpy_gbs"})
     EXPECT_LE(c.details["bandwidth"][kernel]["best"].get<double>(), c.bandwidth_gbs.best) << kernel;
   // The launch floor: an empty kernel takes a microsecond or a few, never a millisecond.

@@ -18,7 +18,7 @@ TEST(OpenCLCalibration, MeasuresPlausibleRoofsUnderTheRunsDeviceName) {
   }
   OpenCLCalibrationOptions quick;
   quick.quick = true;
-  Calibration c = calibrate_opencl(quick);
+  runtime::Calibration c = calibrate_opencl(quick);
   EXPECT_EQ(c.backend, "opencl");
   EXPECT_EQ(c.device, device_name);
   // Far below any device that runs OpenCL, a 2-core VM under load included.
