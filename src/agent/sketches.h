@@ -4,6 +4,7 @@
 // choice of values to the layers' texts. The search (search_policy.h) chooses the values.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ class Sketch {
   // The layout directives that store the operands of `s` read across its last pure loop (the
   // vector loop) with that dimension last.
   std::vector<std::string> transposes(const StageFacts& s) const;
+  // A stencil's weights (read in its window, indexed by no output loop but the vector loop) and
+  // the prefetch of its window input's row that is new to each output row.
+  void find_stencil_operands();
 
   PatternClass class_ = PatternClass::Elementwise;
   bool gpu_ = false;
@@ -87,6 +91,19 @@ class Sketch {
   // products (the reduction outside the vector loop); and every operand's transposing layout.
   std::vector<std::string> outer_product_;
   std::vector<std::string> transposes_;
+  // Stencils: the loop of output rows (the parallel one), where the weights are cached in `local`;
+  // and the window input's prefetch along the loop of columns, `ahead` columns past the window's
+  // first tap in its last row, which no earlier output row of the thread has read.
+  std::string row_loop_;
+  std::string weights_;
+  struct RowPrefetch {
+    std::string column_loop;
+    std::string tensor;
+    int64_t last_row_offset = 0;  // elements from the window's first tap to its last row
+    int64_t column_stride = 0;    // elements per column
+    int lines = 1;                // cache lines prefetched per column
+  };
+  std::optional<RowPrefetch> row_prefetch_;
 };
 
 }  // namespace ekb::agent

@@ -30,10 +30,18 @@ void walk_expr(const ir::Instance& inst, const ir::Expr& e, StageFacts& stage, b
   if (e.kind == ir::ExprKind::Access) {
     add_once(stage.reads, e.name);
     if (in_reduction) add_once(stage.reduction_reads, e.name);
-    TensorRead read{e.name, {}, {}, in_reduction};
+    TensorRead read;
+    read.tensor = e.name;
+    read.in_reduction = in_reduction;
     for (const auto& index : e.args) {
       read.index_names.push_back(index && index->kind == ir::ExprKind::Name ? index->name : "");
+      read.index_uses.emplace_back();
       if (index) names_in(*index, read.names_used);
+      if (index) names_in(*index, read.index_uses.back());
+    }
+    if (const ir::TensorInstance* t = inst.tensor(e.name)) {
+      read.shape = t->shape;
+      read.element_bytes = static_cast<int>(ir::byte_size(t->type));
     }
     stage.accesses.push_back(std::move(read));
   }

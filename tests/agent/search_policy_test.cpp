@@ -90,6 +90,27 @@ TEST(Sketches, AContractionsTempsAreScheduledToo) {
   EXPECT_TRUE(has(sketch.memory(v), "layout(k, order(1, 0))")) << sketch.memory(v);
 }
 
+// A depthwise conv: the 3x3xC weights cached per output row (the parallel loop), and the input
+// row that is new to each output row (2 rows below the window's first tap) prefetched 16 columns
+// ahead along ow; a column of 32 floats takes 2 lines, so 8 lines a step.
+TEST(Sketches, AStencilCachesItsWeightsPerRowAndPrefetchesTheRowNewToEachOutputRow) {
+  Sketch sketch(analysis_of("nn.dwconv3x3/mbv1_112x112x32"));
+  ASSERT_EQ(sketch.pattern_class(), PatternClass::Stencil);
+  GeneValues v = sketch.initial();
+  const std::string memory = sketch.memory(v);
+  EXPECT_TRUE(has(memory, "cache_read(w, y, oh, local, w_l)")) << memory;
+  EXPECT_TRUE(has(memory, "prefetch(y, ow, x, 7680, lines=8)")) << memory;  // 2 * 112 * 32 + 16 * 32
+  EXPECT_TRUE(has(sketch.schedule(v), "parallel(y, oh)")) << sketch.schedule(v);
+  v["cache_weights"] = 0;
+  v["prefetch_row"] = 0;
+  EXPECT_FALSE(has(sketch.memory(v), "cache_read(")) << sketch.memory(v);
+  EXPECT_FALSE(has(sketch.memory(v), "prefetch(")) << sketch.memory(v);
+  // A single-channel image stencil has no weights tensor and no column loop outside the vector
+  // loop: neither gene.
+  const GeneValues g = Sketch(analysis_of("img.gaussian3x3/vww_96x96_u8")).initial();
+  EXPECT_EQ(g.count("cache_weights") + g.count("prefetch_row"), 0u);
+}
+
 TEST(Sketches, TheContractionSketchTilesWithARegisterTileAndCachesItInTheMemoryLayer) {
   Sketch sketch(analysis_of("linalg.gemm/small"));
   GeneValues v = sketch.initial();
@@ -285,6 +306,35 @@ TEST(SearchPolicy, WhenTheNearNeighboursRunOutItGoesFartherInsteadOfStopping) {
   }
 }
 
+// A gene value that alone made the best much slower (threads off) is not chosen again, alone or
+// with others, while the rest of the neighbourhood is explored.
+TEST(SearchPolicy, AGeneValueThatAloneMadeTheBestMuchSlowerIsNotTriedAgain) {
+  const WorkloadAnalysis a = analysis_of("nn.dwconv3x3/mbv1_112x112x32");
+  SearchPolicy policy(5);
+  AgentState state;
+  state.analysis = &a;
+  state.layer = Layer::Schedule;
+  state.history.push_back(Step{});  // the default lowering
+  int threads_off = 0, after_the_first = 0;
+  for (int i = 1; i <= 48; ++i) {
+    const Proposal p = policy.propose(state);
+    if (p.stop) break;
+    const bool off = has(p.action, "parallel=0");
+    threads_off += off;
+    if (off && threads_off > 1) ++after_the_first;
+    Step s;
+    s.index = i;
+    s.layer = p.layer;
+    s.action = p.action;
+    s.outcome = i == 1 ? "kept" : "slower";
+    s.speedup = i == 1 ? 2.0 : off ? 0.5 : 1.9;
+    if (i == 1) state.best_speedup = 2.0;
+    state.history.push_back(s);
+  }
+  EXPECT_EQ(threads_off, 1) << "threads turned off once, then never again";
+  EXPECT_EQ(after_the_first, 0);
+}
+
 class SearchKeepsOnlyCorrectCandidates : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(SearchKeepsOnlyCorrectCandidates, UnderTheFullProtocol) {
@@ -323,6 +373,8 @@ TEST_P(SearchKeepsOnlyCorrectCandidates, UnderTheFullProtocol) {
 INSTANTIATE_TEST_SUITE_P(PatternClasses, SearchKeepsOnlyCorrectCandidates,
                          ::testing::Values("linalg.gemm/mini", "nn.softmax/kws_1x12", "nn.relu6/mbv2_035_96_48x48x48",
                                            "img.gaussian3x3/vww_96x96_u8", "nn.conv2d/ic_resnet8_32x32x3",
+                                           // cached weights and the row prefetch
+                                           "nn.dwconv3x3/vww_mbv1_025_48x48x8",
                                            "transformer.gemv_decode/tinyllama_kv_2048x256"),
                          [](const auto& info) {
                            std::string n = info.param;
