@@ -42,11 +42,13 @@ TEST(Sketches, EachPatternClassIsReadFromTheComputeLayer) {
   // indexed by the output channel: a contraction. A depthwise one's are not: a stencil.
   EXPECT_EQ(classify(analysis_of("nn.conv2d/ic_resnet8_32x32x3").stages), PatternClass::Contraction);
   EXPECT_EQ(classify(analysis_of("nn.dwconv3x3/kws_25x5x64").stages), PatternClass::Stencil);
-  // A GEMV reading its matrix's rows along the output is a contraction with a strip for a tile;
-  // one reading them along the reduction (mvt's x1 = A y1), and a FIR, stay reductions.
+  // A GEMV reading its matrix's rows along the output is a contraction with a strip for a tile,
+  // and so is a FIR (x[n + k] is contiguous along n); one reading them along the reduction (mvt's
+  // x1 = A y1), and a decimating FIR (x[m * D + k]), stay reductions.
   EXPECT_EQ(classify(analysis_of("transformer.gemv_decode/tinyllama_kv_2048x256").stages), PatternClass::Contraction);
+  EXPECT_EQ(classify(analysis_of("audio.fir/kws_320x64").stages), PatternClass::Contraction);
   EXPECT_EQ(classify(analysis_of("linalg.mvt/mini").stages), PatternClass::Reduction);
-  EXPECT_EQ(classify(analysis_of("audio.fir/kws_320x64").stages), PatternClass::Reduction);
+  EXPECT_EQ(classify(analysis_of("audio.fir_decimate/dec2_256x32").stages), PatternClass::Reduction);
 }
 
 // The operands read across the vector loop (a pointwise convolution's weights [K, C] under k) are
@@ -75,6 +77,9 @@ TEST(Sketches, AGemvAccumulatesAStripOfOutputsWhileTheRowsStreamPast) {
   EXPECT_TRUE(has(schedule, "reorder(y, n_o, k, n_i)")) << schedule;
   EXPECT_TRUE(has(schedule, "parallel(y, n_o)")) << schedule;
   EXPECT_TRUE(has(schedule, "vectorize(y, n_i, 16)")) << schedule;
+  // A FIR of 16000 outputs starts with a strip that divides them (256 would leave a ragged tail).
+  const Sketch fir(analysis_of("audio.fir/asr_16000x255"));
+  EXPECT_TRUE(has(fir.schedule(fir.initial()), "split(y, n, 64, n_o, n_i)")) << fir.schedule(fir.initial());
 }
 
 // sdpa: the output is the contraction; the scores, a contraction too, are computed as outer
@@ -375,7 +380,7 @@ INSTANTIATE_TEST_SUITE_P(PatternClasses, SearchKeepsOnlyCorrectCandidates,
                                            "img.gaussian3x3/vww_96x96_u8", "nn.conv2d/ic_resnet8_32x32x3",
                                            // cached weights and the row prefetch
                                            "nn.dwconv3x3/vww_mbv1_025_48x48x8",
-                                           "transformer.gemv_decode/tinyllama_kv_2048x256"),
+                                           "transformer.gemv_decode/tinyllama_kv_2048x256", "audio.fir/kws_320x64"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
