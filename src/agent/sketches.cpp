@@ -167,11 +167,22 @@ Sketch::Sketch(const WorkloadAnalysis& analysis) : stages_(analysis.stages) {
   if (gpu_) {
     const StageFacts& o = stages_[out_];
     const auto pure = loops_of(o, false), red = loops_of(o, true);
+    // Temps reducing over a row, each once, are computed at the output's rows: legal where every
+    // stage reading them is the output or another such temp (computed there too).
     bool temps_reduce = false, temps_reduce_once = true;
+    auto reduces = [&](const StageFacts& st) { return &st != &o && !loops_of(st, true).empty(); };
+    // What the output reads, directly or through such temps.
+    std::vector<std::string> read_from_rows = o.reads;
+    for (size_t s = stages_.size(); s-- > 0;)
+      if (reduces(stages_[s]) && std::count(read_from_rows.begin(), read_from_rows.end(), stages_[s].name))
+        read_from_rows.insert(read_from_rows.end(), stages_[s].reads.begin(), stages_[s].reads.end());
     for (const auto& st : stages_)
-      if (&st != &o && !loops_of(st, true).empty()) {
+      if (reduces(st)) {
         temps_reduce = true;
-        temps_reduce_once = temps_reduce_once && loops_of(st, true).size() == 1;
+        bool read_at_rows = std::count(read_from_rows.begin(), read_from_rows.end(), st.name) > 0;
+        for (const auto& other : stages_)
+          if (&other != &o && !reduces(other) && std::count(other.reads.begin(), other.reads.end(), st.name)) read_at_rows = false;
+        temps_reduce_once = temps_reduce_once && loops_of(st, true).size() == 1 && read_at_rows;
       }
     if (class_ == PatternClass::Contraction && pure.size() >= 2) gpu_form_ = GpuForm::Tiled;
     else if (red.size() == 1 && !pure.empty() && !temps_reduce) gpu_form_ = GpuForm::RowReduction;

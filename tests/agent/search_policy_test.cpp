@@ -168,6 +168,10 @@ TEST(Sketches, OnAGpuARowReductionTakesABlockPerRowAndItsThreadsShareTheReductio
   EXPECT_TRUE(has(schedule, "bind(y, r, block.x)")) << schedule;
   v["shared"] = 1;
   EXPECT_TRUE(has(softmax.memory(v), "cache_read(x, y, r, shared, x_s)")) << softmax.memory(v);
+  // A temp the output reads only through a stage computed elsewhere (an LSTM's gates through its
+  // recurrence) cannot be computed at the output's rows: a flat grid instead.
+  const Sketch lstm(analysis_of("nn.lstm_sequence/kws_98x40x256", ir::Target::Cuda));
+  EXPECT_FALSE(has(lstm.schedule(lstm.initial()), "compute_at(")) << lstm.schedule(lstm.initial());
 }
 
 TEST(Sketches, OnAGpuAFlatGridFusesBeforeItSplitsAndKeepsWithinTheGridsLimits) {
