@@ -243,6 +243,19 @@ Sketch::Sketch(const WorkloadAnalysis& analysis) : stages_(analysis.stages) {
           for (const auto& t : transposes(stages_[s]))
             if (std::find(transposes_.begin(), transposes_.end(), t) == transposes_.end()) transposes_.push_back(t);
       if (!transposes_.empty()) add("transpose", Layer::Memory, {1, 0});
+      if (loops_of(stages_[out_], false).size() >= 2) {
+        const StageFacts& o = stages_[out_];
+        const auto pure = loops_of(o, false);
+        const std::string& j = pure.back().name;
+        const std::string& i = pure[pure.size() - 2].name;
+        for (const auto& r : o.accesses)
+          if (r.in_reduction && !is_stage(stages_, r.tensor) && packable_.empty() && !r.index_names.empty() &&
+              r.index_names.back() == j && !uses(r, i)) {
+            packable_ = r.tensor;
+            packable_rank_ = r.index_names.size();
+          }
+        if (!packable_.empty()) add("pack", Layer::Memory, {0, 1});
+      }
       add("cache_tile", Layer::Memory, {0, 1});
       add("nontemporal", Layer::Memory, {0, 1});
       break;
@@ -384,8 +397,10 @@ Sketch::ContractionLoops Sketch::contraction(const GeneValues& v, std::vector<st
   for (size_t b = 0; b + 2 < pure.size(); ++b) order.push_back(pure[b].name);
   // j unsplit (no longer than its tile) is the vector loop: innermost, as its inner loop would be.
   const bool j_split = !ji.empty();
+  std::string panel_reduction;
   if (has_i && j_split && get("order") == 1 && k_loops.size() == 2) {
     order.insert(order.end(), {jo, k_loops[0], io, k_loops[1]});
+    panel_reduction = k_loops[0];
   } else {
     if (has_i) order.push_back(io);
     if (j_split) order.push_back(jo);
@@ -409,7 +424,7 @@ Sketch::ContractionLoops Sketch::contraction(const GeneValues& v, std::vector<st
     if (unroll && vlen / vec > 1 && vlen % vec == 0) d.push_back(fmt::format("unroll({}, {}, {})", o.name, vloop, vlen / vec));
   }
   if (unroll && !ii.empty()) d.push_back(fmt::format("unroll({}, {}, {})", o.name, ii, ti));
-  return {order, k_loops.back()};
+  return {order, k_loops.back(), panel_reduction};
 }
 
 std::string Sketch::schedule(const GeneValues& v) const { return gpu_ ? schedule_gpu(v) : schedule_cpu(v); }
@@ -719,6 +734,18 @@ std::string Sketch::memory(const GeneValues& v) const {
       const int vec = get("vector");
       const std::string c_last = fmt::format("c{}", pure.size() - 1);
       if (vec > 0) cache_schedule.push_back(fmt::format("vectorize({}, {}, {})", buffer, c_last, vec));
+    }
+  }
+  if (class_ == PatternClass::Contraction && get("pack") && !packable_.empty()) {
+    // The j-side operand's block of the panel copied into a contiguous buffer once per panel and
+    // reduction block (the hand-written GEMM's packing of B), its rows read with unit stride.
+    std::vector<std::string> ignored;
+    const ContractionLoops loops = contraction(v, &ignored);
+    if (!loops.panel_reduction.empty()) {
+      const std::string buffer = packable_ + "_p";
+      d.push_back(fmt::format("cache_read({}, {}, {}, tile, {})", packable_, o.name, loops.panel_reduction, buffer));
+      if (const int vec = get("vector"); vec > 0)
+        cache_schedule.push_back(fmt::format("vectorize({}, c{}, {})", buffer, packable_rank_ - 1, vec));
     }
   }
   return block("memory", "cpu", d) + (cache_schedule.empty() ? "" : "\n" + block("schedule", "cpu", cache_schedule));

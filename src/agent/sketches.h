@@ -65,6 +65,9 @@ class Sketch {
   struct ContractionLoops {
     std::vector<std::string> order;  // outermost first
     std::string inner_reduction;     // the innermost reduction loop
+    // The outer reduction loop when it runs inside the column panels and outside the row tiles
+    // (order 1: j_o, k_o, i_o, k_i, ...): where a panel of the j-side operand can be packed.
+    std::string panel_reduction;
   };
   ContractionLoops contraction(const GeneValues& v, std::vector<std::string>* directives) const;
 
@@ -91,6 +94,10 @@ class Sketch {
   // products (the reduction outside the vector loop); and every operand's transposing layout.
   std::vector<std::string> outer_product_;
   std::vector<std::string> transposes_;
+  // Contractions: the operand indexed by j and not i, contiguous along j (a GEMM's B), which a
+  // panel-ordered tiling packs per panel and reduction block.
+  std::string packable_;
+  size_t packable_rank_ = 0;
   // Stencils: the loop of output rows (the parallel one), where the weights are cached in `local`;
   // and the window input's prefetch along the loop of columns, `ahead` columns past the window's
   // first tap in its last row, which no earlier output row of the thread has read.
