@@ -34,6 +34,12 @@ struct TensorRead {
   std::string tensor;
   std::vector<std::string> index_names;
   std::vector<std::string> names_used;  // every name its indices use (`oh * SH + kh`: oh, SH, kh)
+  std::vector<std::vector<std::string>> index_uses;  // the same, per index
+  // Per index, the names it adds with a coefficient of 1 (`n + k - 1`: n, k; `m * D + k`: k): the
+  // loops along which the read is contiguous in that dimension.
+  std::vector<std::vector<std::string>> index_steps;
+  std::vector<int64_t> shape;  // the tensor's extents (0 where not a constant of the workload)
+  int element_bytes = 4;
   bool in_reduction = false;  // read inside a reduction
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <vector>
+
 namespace ekb::agent {
 
 namespace {
@@ -21,6 +23,8 @@ std::string describe(const GeneValues& v, const std::vector<Gene>& genes, Layer 
 }
 
 constexpr int kMutationTries = 64;
+// A single change whose speed is below this fraction of the best's marks its gene value bad.
+constexpr double kBadChangeFraction = 0.8;
 
 Proposal stop_proposal(std::string why) {
   Proposal p;
@@ -42,17 +46,25 @@ void SearchPolicy::start(const WorkloadAnalysis& analysis) {
   pending_.reset();
   pending_step_ = -1;
   tried_.clear();
+  bad_.clear();
+  pending_single_change_.reset();
 }
 
 void SearchPolicy::learn(const AgentState& state) {
   if (!pending_) return;
-  for (const auto& step : state.history)
-    if (step.index == pending_step_ && step.outcome == "kept") {
+  for (const auto& step : state.history) {
+    if (step.index != pending_step_) continue;
+    if (step.outcome == "kept") {
       best_ = *pending_;
       if (pending_layer_ == Layer::Schedule) schedule_kept_ = true;
       else memory_text_ = text(Layer::Memory, best_);
+    } else if (pending_single_change_ && step.outcome != "unusable" &&
+               (step.outcome != "slower" || (step.speedup && *step.speedup < kBadChangeFraction * state.best_speedup))) {
+      bad_.insert(*pending_single_change_);
     }
+  }
   pending_.reset();
+  pending_single_change_.reset();
 }
 
 bool SearchPolicy::has_genes(Layer layer) const {
@@ -79,9 +91,10 @@ std::optional<GeneValues> SearchPolicy::mutate(Layer layer) {
     const int changes = far ? 1 + static_cast<int>(rng_() % genes.size()) : rng_() % 4 == 0 ? 2 : 1;
     for (int c = 0; c < changes; ++c) {
       const Gene& g = *genes[rng_() % genes.size()];
-      int value = v[g.name];
-      while (value == v[g.name]) value = g.values[rng_() % g.values.size()];
-      v[g.name] = value;
+      std::vector<int> choices;
+      for (int value : g.values)
+        if (value != v[g.name] && !bad_.count({g.name, value})) choices.push_back(value);
+      if (!choices.empty()) v[g.name] = choices[rng_() % choices.size()];
     }
     if (v == best_ || !sketch_->feasible(v)) continue;  // a second change undid the first, or no block fits
     // A schedule must keep the kept memory layer valid: its text may name the schedule's loops.
@@ -123,8 +136,13 @@ Proposal SearchPolicy::propose(const AgentState& state) {
     if (!v && layer == Layer::Memory) v = mutate(layer = Layer::Schedule);
     if (!v) return stop_proposal("every neighbour of the best was tried");
     std::string changed;
+    int changes = 0;
     for (const auto& [name, value] : *v)
-      if (best_.at(name) != value) changed += fmt::format("{}{}={} (was {})", changed.empty() ? "" : ", ", name, value, best_.at(name));
+      if (best_.at(name) != value) {
+        changed += fmt::format("{}{}={} (was {})", changed.empty() ? "" : ", ", name, value, best_.at(name));
+        if (++changes == 1) pending_single_change_ = {name, value};
+      }
+    if (changes != 1) pending_single_change_.reset();
     p.layer = layer;
     p.text = text(layer, *v);
     pending_ = *v;

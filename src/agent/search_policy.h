@@ -2,8 +2,8 @@
 // sketch of the pattern's class (sketches.h), proposes it, then runs a (1+1) evolutionary search
 // over the sketch's genes: each proposal is the best candidate so far with one or two genes of one
 // layer changed (more once those are all tried), its fitness the loop's measurement (a proposal is
-// kept when it is faster). It is
-// deterministic for a seed: the same seed and the same outcomes give the same proposals.
+// kept when it is faster); a gene value that alone made the best much slower is not chosen again.
+// It is deterministic for a seed: the same seed and the same outcomes give the same proposals.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "agent/policy.h"
 #include "agent/sketches.h"
@@ -45,6 +46,10 @@ class SearchPolicy : public Policy {
   Layer pending_layer_ = Layer::Schedule;
   int pending_step_ = -1;
   std::set<std::string> tried_;  // layer:text of every proposal
+  // Gene values that, changed alone from the best, failed or lost more than a fifth of its speed:
+  // later mutations avoid them (a dwconv's search spent half its budget on points without threads).
+  std::set<std::pair<std::string, int>> bad_;
+  std::optional<std::pair<std::string, int>> pending_single_change_;
 };
 
 }  // namespace ekb::agent

@@ -4,6 +4,7 @@
 // choice of values to the layers' texts. The search (search_policy.h) chooses the values.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,12 +65,18 @@ class Sketch {
   struct ContractionLoops {
     std::vector<std::string> order;  // outermost first
     std::string inner_reduction;     // the innermost reduction loop
+    // The outer reduction loop when it runs inside the column panels and outside the row tiles
+    // (order 1: j_o, k_o, i_o, k_i, ...): where a panel of the j-side operand can be packed.
+    std::string panel_reduction;
   };
   ContractionLoops contraction(const GeneValues& v, std::vector<std::string>* directives) const;
 
   // The layout directives that store the operands of `s` read across its last pure loop (the
   // vector loop) with that dimension last.
   std::vector<std::string> transposes(const StageFacts& s) const;
+  // A stencil's weights (read in its window, indexed by no output loop but the vector loop) and
+  // the prefetch of its window input's row that is new to each output row.
+  void find_stencil_operands();
 
   PatternClass class_ = PatternClass::Elementwise;
   bool gpu_ = false;
@@ -87,6 +94,23 @@ class Sketch {
   // products (the reduction outside the vector loop); and every operand's transposing layout.
   std::vector<std::string> outer_product_;
   std::vector<std::string> transposes_;
+  // Contractions: the operand indexed by j and not i, contiguous along j (a GEMM's B), which a
+  // panel-ordered tiling packs per panel and reduction block.
+  std::string packable_;
+  size_t packable_rank_ = 0;
+  // Stencils: the loop of output rows (the parallel one), where the weights are cached in `local`;
+  // and the window input's prefetch along the loop of columns, `ahead` columns past the window's
+  // first tap in its last row, which no earlier output row of the thread has read.
+  std::string row_loop_;
+  std::string weights_;
+  struct RowPrefetch {
+    std::string column_loop;
+    std::string tensor;
+    int64_t last_row_offset = 0;  // elements from the window's first tap to its last row
+    int64_t column_stride = 0;    // elements per column
+    int lines = 1;                // cache lines prefetched per column
+  };
+  std::optional<RowPrefetch> row_prefetch_;
 };
 
 }  // namespace ekb::agent

@@ -24,16 +24,36 @@ void names_in(const ir::Expr& e, std::vector<std::string>& names) {
     if (a) names_in(*a, names);
 }
 
+// The names `e` adds with a coefficient of 1: its summands through + and the left side of -.
+void unit_names_in(const ir::Expr& e, std::vector<std::string>& names) {
+  if (e.kind == ir::ExprKind::Name) add_once(names, e.name);
+  if (e.kind != ir::ExprKind::Binary || (e.binary_op != ir::BinaryOp::Add && e.binary_op != ir::BinaryOp::Sub)) return;
+  if (e.args[0]) unit_names_in(*e.args[0], names);
+  if (e.binary_op == ir::BinaryOp::Add && e.args[1]) unit_names_in(*e.args[1], names);
+}
+
 // Every reduction's ranges and every tensor read under `e`, in the order they are written
 // (`in_reduction`: `e` lies inside a reduction).
 void walk_expr(const ir::Instance& inst, const ir::Expr& e, StageFacts& stage, bool in_reduction = false) {
   if (e.kind == ir::ExprKind::Access) {
     add_once(stage.reads, e.name);
     if (in_reduction) add_once(stage.reduction_reads, e.name);
-    TensorRead read{e.name, {}, {}, in_reduction};
+    TensorRead read;
+    read.tensor = e.name;
+    read.in_reduction = in_reduction;
     for (const auto& index : e.args) {
       read.index_names.push_back(index && index->kind == ir::ExprKind::Name ? index->name : "");
-      if (index) names_in(*index, read.names_used);
+      read.index_uses.emplace_back();
+      read.index_steps.emplace_back();
+      if (index) {
+        names_in(*index, read.names_used);
+        names_in(*index, read.index_uses.back());
+        unit_names_in(*index, read.index_steps.back());
+      }
+    }
+    if (const ir::TensorInstance* t = inst.tensor(e.name)) {
+      read.shape = t->shape;
+      read.element_bytes = static_cast<int>(ir::byte_size(t->type));
     }
     stage.accesses.push_back(std::move(read));
   }

@@ -3,6 +3,8 @@
 // variable (through an inner range bound), otherwise its trip count multiplies the body's count.
 #include "ir/cost.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -10,6 +12,7 @@
 
 #include "ir/inputs.h"
 #include "ir/interpreter.h"
+#include "ir/printer.h"
 
 namespace ekb::ir {
 
@@ -177,6 +180,58 @@ class Builder {
     return b;
   }
   void expr(const Expr& e, CNode& node);
+
+  // A sum's body as terms (through + and -) of factors (through *), with the factors common to
+  // every term that do not depend on `vars` (the sum's own variables) taken out: `rest` holds
+  // each term's other factors. Empty `common` when there is none, or when a term would be left
+  // with no factor.
+  struct Factored {
+    std::vector<const Expr*> common;
+    std::vector<std::vector<const Expr*>> rest;
+  };
+  Factored factor_out(const Expr& body, const std::set<int>& vars) const {
+    std::vector<const Expr*> terms;
+    flatten(body, {BinaryOp::Add, BinaryOp::Sub}, terms);
+    std::vector<std::vector<const Expr*>> factors(terms.size());
+    for (size_t t = 0; t < terms.size(); ++t) flatten(*terms[t], {BinaryOp::Mul}, factors[t]);
+    Factored out;
+    out.rest = factors;
+    for (const Expr* candidate : factors[0]) {
+      if (!invariant(*candidate, vars)) continue;
+      const std::string text = print_expr(*candidate);
+      std::vector<size_t> at(terms.size());
+      bool everywhere = true;
+      for (size_t t = 0; t < terms.size() && everywhere; ++t) {
+        auto& r = out.rest[t];
+        auto it = std::find_if(r.begin(), r.end(), [&](const Expr* x) { return print_expr(*x) == text; });
+        everywhere = it != r.end() && r.size() > 1;
+        if (everywhere) at[t] = static_cast<size_t>(it - r.begin());
+      }
+      if (!everywhere) continue;
+      for (size_t t = 0; t < terms.size(); ++t) out.rest[t].erase(out.rest[t].begin() + static_cast<std::ptrdiff_t>(at[t]));
+      out.common.push_back(candidate);
+    }
+    return out;
+  }
+  static void flatten(const Expr& e, std::initializer_list<BinaryOp> ops, std::vector<const Expr*>& out) {
+    if (e.kind == ExprKind::Binary && std::find(ops.begin(), ops.end(), e.binary_op) != ops.end()) {
+      flatten(*e.args[0], ops, out);
+      flatten(*e.args[1], ops, out);
+    } else {
+      out.push_back(&e);
+    }
+  }
+  bool invariant(const Expr& e, const std::set<int>& vars) const {
+    if (e.kind == ExprKind::Reduce) return false;
+    std::set<int> used;
+    refs(e, used);
+    for (int v : used)
+      if (vars.count(v)) return false;
+    for (const auto& a : e.args)
+      if (a && a->kind == ExprKind::Reduce) return false;
+    return true;
+  }
+
   const Instance& inst_;
   ScalarEvaluator& ev_;
   std::vector<std::pair<std::string, int>> scope_;
@@ -269,7 +324,22 @@ void Builder::expr(const Expr& e, CNode& node) {
       }
       CNode inner;
       const Expr& body = *e.args[0];
-      expr(body, inner);
+      std::set<int> reduction_vars;
+      for (const LoopSpec& s : specs) reduction_vars.insert(s.var);
+      const Factored f = e.reduce_op == ReduceOp::Sum ? factor_out(body, reduction_vars) : Factored{};
+      if (f.common.empty()) {
+        expr(body, inner);
+      } else {
+        // sum(k: c * x_k + c * y_k) = c * sum(k: x_k + y_k): the common factors and their
+        // multiplies once per evaluation of the sum, the rest per point.
+        for (const Expr* c : f.common) expr(*c, node);
+        add(node.fixed, ty(e), static_cast<double>(f.common.size()));
+        for (const auto& term : f.rest) {
+          for (const Expr* x : term) expr(*x, inner);
+          add(inner.fixed, ty(body), static_cast<double>(term.size() - 1));
+        }
+        add(inner.fixed, ty(body), static_cast<double>(f.rest.size() - 1));
+      }
       Ops combine;
       add(combine, ty(body), 1);
       scope_.resize(mark);

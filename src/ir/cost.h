@@ -9,6 +9,11 @@
 //  - A reduction costs one combine op per point of its domain (so sum(k in 0..K: a*b) is 2K ops,
 //    and a GEMM is 2*M*N*K), plus its body's ops per point. argmax/argmin count one comparison per
 //    point.
+//  - Counted algebraically: a factor of a sum's body that multiplies every term (through + and -)
+//    and does not depend on the sum's variables is taken out of the sum, as a compiler or a tuned
+//    kernel would: sum(k: alpha * a[i, k] * b[k, j]) is 2K ops plus one multiply, not 3K. So the
+//    counts are the textbook ones (GEMM, convolution, attention), and a roofline built on them is
+//    an upper bound for kernels that apply such a scale once.
 //  - Free: casts, literals, names, tensor reads (also through pad/edge/mirror), stores.
 //  - Not counted: index arithmetic, i.e. operators whose result has the index type and
 //    comparisons / logic on index values (loop bounds, subscripts, masks such as i >= j); and

@@ -42,11 +42,13 @@ TEST(Sketches, EachPatternClassIsReadFromTheComputeLayer) {
   // indexed by the output channel: a contraction. A depthwise one's are not: a stencil.
   EXPECT_EQ(classify(analysis_of("nn.conv2d/ic_resnet8_32x32x3").stages), PatternClass::Contraction);
   EXPECT_EQ(classify(analysis_of("nn.dwconv3x3/kws_25x5x64").stages), PatternClass::Stencil);
-  // A GEMV reading its matrix's rows along the output is a contraction with a strip for a tile;
-  // one reading them along the reduction (mvt's x1 = A y1), and a FIR, stay reductions.
+  // A GEMV reading its matrix's rows along the output is a contraction with a strip for a tile,
+  // and so is a FIR (x[n + k] is contiguous along n); one reading them along the reduction (mvt's
+  // x1 = A y1), and a decimating FIR (x[m * D + k]), stay reductions.
   EXPECT_EQ(classify(analysis_of("transformer.gemv_decode/tinyllama_kv_2048x256").stages), PatternClass::Contraction);
+  EXPECT_EQ(classify(analysis_of("audio.fir/kws_320x64").stages), PatternClass::Contraction);
   EXPECT_EQ(classify(analysis_of("linalg.mvt/mini").stages), PatternClass::Reduction);
-  EXPECT_EQ(classify(analysis_of("audio.fir/kws_320x64").stages), PatternClass::Reduction);
+  EXPECT_EQ(classify(analysis_of("audio.fir_decimate/dec2_256x32").stages), PatternClass::Reduction);
 }
 
 // The operands read across the vector loop (a pointwise convolution's weights [K, C] under k) are
@@ -75,6 +77,9 @@ TEST(Sketches, AGemvAccumulatesAStripOfOutputsWhileTheRowsStreamPast) {
   EXPECT_TRUE(has(schedule, "reorder(y, n_o, k, n_i)")) << schedule;
   EXPECT_TRUE(has(schedule, "parallel(y, n_o)")) << schedule;
   EXPECT_TRUE(has(schedule, "vectorize(y, n_i, 16)")) << schedule;
+  // A FIR of 16000 outputs starts with a strip that divides them (256 would leave a ragged tail).
+  const Sketch fir(analysis_of("audio.fir/asr_16000x255"));
+  EXPECT_TRUE(has(fir.schedule(fir.initial()), "split(y, n, 64, n_o, n_i)")) << fir.schedule(fir.initial());
 }
 
 // sdpa: the output is the contraction; the scores, a contraction too, are computed as outer
@@ -90,6 +95,27 @@ TEST(Sketches, AContractionsTempsAreScheduledToo) {
   EXPECT_TRUE(has(sketch.memory(v), "layout(k, order(1, 0))")) << sketch.memory(v);
 }
 
+// A depthwise conv: the 3x3xC weights cached per output row (the parallel loop), and the input
+// row that is new to each output row (2 rows below the window's first tap) prefetched 16 columns
+// ahead along ow; a column of 32 floats takes 2 lines, so 8 lines a step.
+TEST(Sketches, AStencilCachesItsWeightsPerRowAndPrefetchesTheRowNewToEachOutputRow) {
+  Sketch sketch(analysis_of("nn.dwconv3x3/mbv1_112x112x32"));
+  ASSERT_EQ(sketch.pattern_class(), PatternClass::Stencil);
+  GeneValues v = sketch.initial();
+  const std::string memory = sketch.memory(v);
+  EXPECT_TRUE(has(memory, "cache_read(w, y, oh, local, w_l)")) << memory;
+  EXPECT_TRUE(has(memory, "prefetch(y, ow, x, 7680, lines=8)")) << memory;  // 2 * 112 * 32 + 16 * 32
+  EXPECT_TRUE(has(sketch.schedule(v), "parallel(y, oh)")) << sketch.schedule(v);
+  v["cache_weights"] = 0;
+  v["prefetch_row"] = 0;
+  EXPECT_FALSE(has(sketch.memory(v), "cache_read(")) << sketch.memory(v);
+  EXPECT_FALSE(has(sketch.memory(v), "prefetch(")) << sketch.memory(v);
+  // A single-channel image stencil has no weights tensor and no column loop outside the vector
+  // loop: neither gene.
+  const GeneValues g = Sketch(analysis_of("img.gaussian3x3/vww_96x96_u8")).initial();
+  EXPECT_EQ(g.count("cache_weights") + g.count("prefetch_row"), 0u);
+}
+
 TEST(Sketches, TheContractionSketchTilesWithARegisterTileAndCachesItInTheMemoryLayer) {
   Sketch sketch(analysis_of("linalg.gemm/small"));
   GeneValues v = sketch.initial();
@@ -100,6 +126,16 @@ TEST(Sketches, TheContractionSketchTilesWithARegisterTileAndCachesItInTheMemoryL
   v["cache_tile"] = 1;
   const std::string memory = sketch.memory(v);
   EXPECT_NE(memory.find("cache_write(C, "), std::string::npos) << memory;
+  // With the reduction blocked inside the column panels, B's block of the panel can be packed.
+  Sketch square(analysis_of("linalg.gemm/square_1024"));
+  GeneValues p = square.initial();
+  p["order"] = 1;
+  p["pack"] = 1;
+  EXPECT_TRUE(has(square.schedule(p), "reorder(C, j_o, k_o, i_o, k_i, i_i, j_i)")) << square.schedule(p);
+  EXPECT_TRUE(has(square.memory(p), "cache_read(B, C, k_o, tile, B_p)")) << square.memory(p);
+  EXPECT_TRUE(has(square.memory(p), "vectorize(B_p, c1, 16)")) << square.memory(p);
+  p["order"] = 0;
+  EXPECT_FALSE(has(square.memory(p), "cache_read(")) << square.memory(p);
 }
 
 TEST(Sketches, OnAGpuAContractionIsTiledOverBlocksAndThreadsWithSharedStagingInTheMemoryLayer) {
@@ -142,6 +178,10 @@ TEST(Sketches, OnAGpuARowReductionTakesABlockPerRowAndItsThreadsShareTheReductio
   EXPECT_TRUE(has(schedule, "bind(y, r, block.x)")) << schedule;
   v["shared"] = 1;
   EXPECT_TRUE(has(softmax.memory(v), "cache_read(x, y, r, shared, x_s)")) << softmax.memory(v);
+  // A temp the output reads only through a stage computed elsewhere (an LSTM's gates through its
+  // recurrence) cannot be computed at the output's rows: a flat grid instead.
+  const Sketch lstm(analysis_of("nn.lstm_sequence/kws_98x40x256", ir::Target::Cuda));
+  EXPECT_FALSE(has(lstm.schedule(lstm.initial()), "compute_at(")) << lstm.schedule(lstm.initial());
 }
 
 TEST(Sketches, OnAGpuAFlatGridFusesBeforeItSplitsAndKeepsWithinTheGridsLimits) {
@@ -285,6 +325,35 @@ TEST(SearchPolicy, WhenTheNearNeighboursRunOutItGoesFartherInsteadOfStopping) {
   }
 }
 
+// A gene value that alone made the best much slower (threads off) is not chosen again, alone or
+// with others, while the rest of the neighbourhood is explored.
+TEST(SearchPolicy, AGeneValueThatAloneMadeTheBestMuchSlowerIsNotTriedAgain) {
+  const WorkloadAnalysis a = analysis_of("nn.dwconv3x3/mbv1_112x112x32");
+  SearchPolicy policy(5);
+  AgentState state;
+  state.analysis = &a;
+  state.layer = Layer::Schedule;
+  state.history.push_back(Step{});  // the default lowering
+  int threads_off = 0, after_the_first = 0;
+  for (int i = 1; i <= 48; ++i) {
+    const Proposal p = policy.propose(state);
+    if (p.stop) break;
+    const bool off = has(p.action, "parallel=0");
+    threads_off += off;
+    if (off && threads_off > 1) ++after_the_first;
+    Step s;
+    s.index = i;
+    s.layer = p.layer;
+    s.action = p.action;
+    s.outcome = i == 1 ? "kept" : "slower";
+    s.speedup = i == 1 ? 2.0 : off ? 0.5 : 1.9;
+    if (i == 1) state.best_speedup = 2.0;
+    state.history.push_back(s);
+  }
+  EXPECT_EQ(threads_off, 1) << "threads turned off once, then never again";
+  EXPECT_EQ(after_the_first, 0);
+}
+
 class SearchKeepsOnlyCorrectCandidates : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(SearchKeepsOnlyCorrectCandidates, UnderTheFullProtocol) {
@@ -323,7 +392,9 @@ TEST_P(SearchKeepsOnlyCorrectCandidates, UnderTheFullProtocol) {
 INSTANTIATE_TEST_SUITE_P(PatternClasses, SearchKeepsOnlyCorrectCandidates,
                          ::testing::Values("linalg.gemm/mini", "nn.softmax/kws_1x12", "nn.relu6/mbv2_035_96_48x48x48",
                                            "img.gaussian3x3/vww_96x96_u8", "nn.conv2d/ic_resnet8_32x32x3",
-                                           "transformer.gemv_decode/tinyllama_kv_2048x256"),
+                                           // cached weights and the row prefetch
+                                           "nn.dwconv3x3/vww_mbv1_025_48x48x8",
+                                           "transformer.gemv_decode/tinyllama_kv_2048x256", "audio.fir/kws_320x64"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)

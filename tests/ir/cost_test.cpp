@@ -41,6 +41,67 @@ TEST(Cost, GemmIs2MNK) {
   EXPECT_EQ(compute_cost(*h.inst).min_bytes, 2.0 * (64 * 40 + 40 * 48 + 64 * 48));
 }
 
+// A factor that does not depend on a sum's variables and multiplies every term is counted once
+// per evaluation of the sum (c * sum(k: x_k), algebraically), not once per term: PolyBench's GEMM
+// (C = beta * C + sum(k: alpha * A * B)) is then 2MNK plus 3 per output, the textbook count.
+TEST(Cost, ALoopInvariantFactorOfASumCountsOncePerOutput) {
+  auto l = load(pat("linalg.gemm", R"(
+  types T
+  params M, N, K
+  let alpha = 1.5
+  let beta = 1.2
+  input  a : T[M, K]
+  input  b : T[K, N]
+  input  c_in : T[M, N]
+  output c : T[M, N]
+  output s : T[M]
+  c[i, j] = beta * c_in[i, j] + sum(k in 0..K: alpha * a[i, k] * b[k, j])
+  s[i] = sum(k in 0..K: a[i, k] * alpha * b[k, 0] + b[k, 1] * alpha * a[i, k])
+)", "workload w { M = 64, N = 48, K = 40, T = f32 }\n"));
+  ASSERT_TRUE(l.inst) << l.diags;
+  // c: 2 per point of k, then alpha, beta and + per output; s: two products, their sum and the
+  // combine per point (alpha taken out of both terms), then alpha per output.
+  EXPECT_EQ(compute_cost(*l.inst).flops, 2.0 * 64 * 48 * 40 + 3.0 * 64 * 48 + 4.0 * 64 * 40 + 1.0 * 64);
+}
+
+// The textbook counts of a convolution (2 per multiply-accumulate, plus the bias) and of attention
+// (4 S L D for the two matrix products, plus the softmax's and the scale's per-element ops).
+TEST(Cost, ConvolutionAndAttentionHaveTheirTextbookCounts) {
+  auto conv = load(pat("nn.conv2d", R"(
+  types T
+  params H, W, C, K, KH, KW
+  let OH = H - KH + 1
+  let OW = W - KW + 1
+  input  x : T[H, W, C]
+  input  w : T[K, KH, KW, C]
+  input  b : T[K]
+  output y : T[OH, OW, K]
+  y[oh, ow, k] = b[k] + sum(kh in 0..KH, kw in 0..KW, c in 0..C: x[oh + kh, ow + kw, c] * w[k, kh, kw, c])
+)", "workload w { H = 12, W = 10, C = 8, K = 16, KH = 3, KW = 3, T = f32 }\n"));
+  ASSERT_TRUE(conv.inst) << conv.diags;
+  EXPECT_EQ(compute_cost(*conv.inst).flops, 2.0 * 10 * 8 * 16 * 3 * 3 * 8 + 10.0 * 8 * 16);
+  auto sdpa = load(pat("transformer.sdpa", R"(
+  types T
+  params S, L, D
+  input  q : T[S, D]
+  input  k : T[L, D]
+  input  v : T[L, D]
+  output o : T[S, D]
+  temp   s : T[S, L]
+  temp   m : T[S]
+  temp   p : T[S, L]
+  temp   z : T[S]
+  s[i, j] = sum(d in 0..D: q[i, d] * k[j, d]) * rsqrt(cast(T, D))
+  m[i] = max(j in 0..L: s[i, j])
+  p[i, j] = exp(s[i, j] - m[i])
+  z[i] = sum(j in 0..L: p[i, j])
+  o[i, d] = sum(j in 0..L: p[i, j] * v[j, d]) / z[i]
+)", "workload w { S = 20, L = 24, D = 8, T = f32 }\n"));
+  ASSERT_TRUE(sdpa.inst) << sdpa.diags;
+  // 4SLD; the scale, max, subtract, exp and sum once per score (5SL); the division per output.
+  EXPECT_EQ(compute_cost(*sdpa.inst).flops, 4.0 * 20 * 24 * 8 + 5.0 * 20 * 24 + 20.0 * 8);
+}
+
 TEST(Cost, TriangularReductions) {
   std::string text = pat("linalg.tri", R"(
   params M, N
