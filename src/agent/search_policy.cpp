@@ -97,6 +97,9 @@ std::optional<GeneValues> SearchPolicy::mutate(Layer layer) {
       if (!choices.empty()) v[g.name] = choices[rng_() % choices.size()];
     }
     if (v == best_ || !sketch_->feasible(v)) continue;  // a second change undid the first, or no block fits
+    // A gene the layer's text does not show (a GEMM's pack without the panel order) would measure
+    // the best again: noise taken for a result.
+    if (text(layer, v) == text(layer, best_)) continue;
     // A schedule must keep the kept memory layer valid: its text may name the schedule's loops.
     if (layer == Layer::Schedule && text(Layer::Memory, v) != memory_text_ && !memory_text_.empty()) continue;
     if (tried_.insert(std::string(layer_name(layer)) + ":" + text(layer, v)).second) return v;

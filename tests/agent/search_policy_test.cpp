@@ -354,6 +354,32 @@ TEST(SearchPolicy, AGeneValueThatAloneMadeTheBestMuchSlowerIsNotTriedAgain) {
   EXPECT_EQ(after_the_first, 0);
 }
 
+// A change the layer's text does not show (pack without the panel order writes no directive) is
+// not proposed: it would measure the best again.
+TEST(SearchPolicy, AProposalIsNeverTheBestsOwnText) {
+  const WorkloadAnalysis a = analysis_of("linalg.gemm/square_1024");
+  SearchPolicy policy(2);
+  AgentState state;
+  state.analysis = &a;
+  state.history.push_back(Step{});
+  std::string best_schedule, best_memory;
+  for (int i = 1; i <= 40; ++i) {
+    state.layer = i % 2 ? Layer::Schedule : Layer::Memory;
+    const Proposal p = policy.propose(state);
+    if (p.stop) break;
+    std::string& best = p.layer == Layer::Memory ? best_memory : best_schedule;
+    EXPECT_NE(p.text, best) << "step " << i << ": " << p.action;
+    Step s;
+    s.index = i;
+    s.layer = p.layer;
+    s.action = p.action;
+    s.outcome = i == 1 ? "kept" : "slower";  // the sketch's schedule; no memory layer kept
+    s.speedup = 1.0;
+    if (i == 1) best = p.text;
+    state.history.push_back(s);
+  }
+}
+
 class SearchKeepsOnlyCorrectCandidates : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(SearchKeepsOnlyCorrectCandidates, UnderTheFullProtocol) {
