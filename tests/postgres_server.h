@@ -29,7 +29,8 @@ class PostgresServer {
   ~PostgresServer() { stop(); }
 
   // Starts the server; false, with the reason in *why, when it cannot run here (the caller skips).
-  bool start(std::string* why) {
+  // `durable`: each commit flushed to disk, as a production server does (bench/store_throughput.sh).
+  bool start(std::string* why, bool durable = false) {
     namespace fs = std::filesystem;
     if (!fs::exists(std::string(kBin) + "/postgres")) {
       *why = std::string(kBin) + "/postgres is missing (postgresql: scripts/install-deps.sh)";
@@ -69,9 +70,10 @@ class PostgresServer {
       const std::string log = dir_ + "/postgres.log";
       std::freopen(log.c_str(), "w", stderr);
       std::freopen("/dev/null", "w", stdout);
-      // fsync off: the tests are about concurrent writers and killed clients, not power loss.
+      // fsync off unless durable: the tests are about concurrent writers and killed clients, not power loss.
       const std::string command = "exec " + as_user + kBin + "/postgres -D " + data + " -k " + sockets + " -p " +
-                                  std::to_string(kPort) + " -c listen_addresses= -c fsync=off -c max_connections=100";
+                                  std::to_string(kPort) + " -c listen_addresses= -c max_connections=100" +
+                                  (durable ? "" : " -c fsync=off");
       ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }

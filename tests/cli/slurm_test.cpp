@@ -29,7 +29,7 @@ using ekb::testing_cli::run_ekb;
 using ekb::testing_cli::slurp;
 
 // A small sample that evaluates quickly: a few workloads of different domains.
-const char* kSample = "linalg.gemm/mini nn.softmax/kws_1x12 nn.relu/* audio.biquad_df2t/block_2x32";
+const char* kSample = "linalg.gemm/mini linalg.atax/mini linalg.bicg/mini linalg.mvt/mini audio.biquad_df2t/block_2x32 nn.softmax/kws_1x12";
 
 bool program_exists(const std::string& name) {
   return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;

@@ -14,7 +14,9 @@
 
 #include "eval/shard.h"
 #include "results/result_store.h"
+#include "results/run_report.h"
 #include "results_test_util.h"
+#include "suite/suite.h"
 
 namespace ekb::results {
 namespace {
@@ -152,6 +154,43 @@ TEST(ShardedPostgresStore, EightShardsOneKilledAndRerunEveryResultOnce) {
   EXPECT_EQ(planned, static_cast<int>(expected.size()));
 }
 
+// Shards on two machines: each result keeps its device, and the report groups by it rather than
+// scoring the run as one machine.
+TEST(ShardedRun, ResultsOfTwoDevicesAreGroupedByDevice) {
+  const std::string path = testing_util::fresh_db_path("devices.db");
+  for (const char* device : {"Node A CPU", "Node B CPU"}) {
+    ResultStore store = ResultStore::open(path);
+    RunSpec spec = make_spec({"linalg.gemm/mini", "linalg.atax/mini"}, device);
+    spec.id = "two-nodes";
+    spec.sharded = true;
+    ASSERT_EQ(store.begin_or_resume_run(spec), "two-nodes");  // another device joins the same run
+    const bool first = std::string(device) == "Node A CPU";
+    store.add("two-nodes", make_result(first ? "linalg.gemm/mini" : "linalg.atax/mini", 0, true, first ? 2.0 : 0.5));
+  }
+  ResultStore store = ResultStore::open(path);
+  const std::map<ResultKey, std::string> devices = store.devices("two-nodes");
+  EXPECT_EQ(devices.at({"linalg.gemm/mini", "solutions/k.c", 0}), "Node A CPU");
+  EXPECT_EQ(devices.at({"linalg.atax/mini", "solutions/k.c", 0}), "Node B CPU");
+
+  const suite::Suite suite = suite::Suite::load();
+  const RunReport report = build_run_report(store, "two-nodes", suite);
+  EXPECT_EQ(report.devices(), (std::vector<std::string>{"Node A CPU", "Node B CPU"}));
+  const std::vector<GroupSummary> by_device = report.by(GroupBy::Device);
+  ASSERT_EQ(by_device.size(), 2u);
+  EXPECT_EQ(by_device[0].key, "Node A CPU");
+  EXPECT_EQ(by_device[0].summary.n, 1);
+  ASSERT_TRUE(by_device[0].summary.geomean_speedup);
+  EXPECT_DOUBLE_EQ(*by_device[0].summary.geomean_speedup, 2.0);
+  EXPECT_DOUBLE_EQ(*by_device[1].summary.geomean_speedup, 0.5);
+
+  // Unsharded, a run on another device is another run.
+  RunSpec whole = make_spec({"linalg.gemm/mini"}, "Node A CPU");
+  whole.id = "one-node";
+  store.begin_or_resume_run(whole);
+  whole.device["name"] = "Node B CPU";
+  EXPECT_THROW(store.begin_or_resume_run(whole), StoreError);
+}
+
 TEST(Shard, ParsesAndPartitionsStably) {
   EXPECT_EQ(eval::parse_shard("2/4").index, 2);
   EXPECT_EQ(eval::parse_shard("2/4").count, 4);
@@ -175,14 +214,22 @@ namespace ekb::results {
 namespace {
 
 // bench/store_throughput.sh: $EKB_BENCH_WRITERS processes each store $EKB_BENCH_RESULTS results
-// into one run of an $EKB_BENCH_ENGINE store at once; prints results per second.
+// into one run of an $EKB_BENCH_ENGINE store at once (sqlite; postgres with fsync off, as the
+// tests run it; postgres-fsync, each commit flushed); prints results per second.
 TEST(StoreThroughput, DISABLED_ConcurrentWriters) {
   const int writers = std::atoi(std::getenv("EKB_BENCH_WRITERS") ? std::getenv("EKB_BENCH_WRITERS") : "8");
   const int per_writer = std::atoi(std::getenv("EKB_BENCH_RESULTS") ? std::getenv("EKB_BENCH_RESULTS") : "200");
   const std::string engine = std::getenv("EKB_BENCH_ENGINE") ? std::getenv("EKB_BENCH_ENGINE") : "postgres";
   std::string why;
-  if (engine == "postgres" && !testing_util::shared_postgres(&why)) GTEST_SKIP() << why;
-  const std::string location = testing_util::fresh_store_location(engine, "bench");
+  ekb::testing::PostgresServer durable_server;
+  std::string location;
+  if (engine == "postgres-fsync") {
+    if (!durable_server.start(&why, true)) GTEST_SKIP() << why;
+    location = durable_server.url();
+  } else {
+    if (engine == "postgres" && !testing_util::shared_postgres(&why)) GTEST_SKIP() << why;
+    location = testing_util::fresh_store_location(engine, "bench");
+  }
   {
     ResultStore store = ResultStore::open(location);  // the schema, before the clock starts
     store.begin_or_resume_run(shard_spec());
