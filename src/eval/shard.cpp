@@ -12,7 +12,8 @@ namespace ekb::eval {
 
 int shard_owner(std::string_view workload, int sample, int count) {
   if (count <= 1) return 0;
-  // XXH3 is specified bit for bit: every machine and every build agrees on the owner.
+  // XXH3 is specified bit for bit: every machine and every build agrees on the owner (content_key's
+  // length prefixes are 64-bit little-endian on every host ekb runs on).
   const std::string key = runtime::content_key({workload, std::to_string(sample)});
   const unsigned long long h = std::stoull(key.substr(0, 16), nullptr, 16);
   return static_cast<int>(h % static_cast<unsigned long long>(count));
