@@ -168,9 +168,6 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  // A shard evaluates its part; the selection (the denominators) stays the whole run's.
-  std::erase_if(candidates,
-                [&](const eval::CandidateRef& c) { return !o.shard.owns(c.workload.full_name(), c.sample); });
 
   if (o.solved_only) {
     // Narrow the selection itself, so that the denominators of Correct@k and Fast@p follow.
@@ -180,6 +177,10 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
     std::erase_if(selected, [&](const suite::WorkloadEntry& w) { return !solved.count(w.full_name()); });
     if (selected.empty()) throw UsageError("no selected workload has a solution in " + o.solutions);
   }
+  // A shard evaluates its part; the selection (the denominators) stays the whole run's, so the
+  // shards' runs have equal parameters.
+  std::erase_if(candidates,
+                [&](const eval::CandidateRef& c) { return !o.shard.owns(c.workload.full_name(), c.sample); });
 
   eval::BaselineSpec baseline_spec;
   if (auto compiler = eval::parse_baseline_compiler(o.baseline)) baseline_spec.compiler = *compiler;
