@@ -49,9 +49,10 @@ ekb_layer(eval      USES ir lir lower codegen runtime tvm suite
 # and an example program (docs/DEVICES.md).
 ekb_layer(package   USES ir codegen runtime suite eval
                     PACKAGES fmt::fmt nlohmann_json::nlohmann_json)
-# The results database, results JSON and run reports.
+# The results database (a SQLite file, or a PostgreSQL server that shards share), results JSON and
+# run reports.
 ekb_layer(results   USES ir runtime suite eval
-                    PACKAGES SQLiteCpp fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
+                    PACKAGES SQLiteCpp PostgreSQL::PostgreSQL fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 # Generating solutions with language models.
 ekb_layer(llm       USES ir codegen runtime eval
                     PACKAGES CURL::libcurl tomlplusplus::tomlplusplus fmt::fmt nlohmann_json::nlohmann_json

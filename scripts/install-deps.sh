@@ -24,6 +24,13 @@ packages=(
   # A remote device (ekb eval --device NAME) is reached with ssh; tests/device start their own sshd
   # on loopback, the board an emulated aarch64 ekb-device
   openssh-client openssh-server
+  # The shared results store (--db postgresql://..., docs/RESULTS.md): libpq for ekb, and the
+  # server tests/results start on a private socket
+  libpq-dev postgresql
+  # Sharded runs on Slurm (ekb slurm, docs/SCALE_OUT.md): tests/cli start a single-node cluster
+  slurm-wlm slurmctld slurmd slurm-client munge
+  # The Kubernetes Indexed Job template's schema check (deploy/k8s, tests/deploy)
+  python3-yaml python3-jsonschema
 )
 
 missing=()

@@ -41,6 +41,7 @@ struct AgentCommandOptions {
   bool reference_cache = true;
   suite::Selection selection;
   bool exclude_heldout = false;
+  eval::Shard shard;  // --shard I/N: the workloads this process optimizes (each one's sample 0)
 };
 
 std::string optional_text(const std::optional<double>& x, const char* format) {
@@ -83,7 +84,8 @@ void run_agent_command(Context& ctx, AgentCommandOptions& o) {
   if (options.budget.evaluations == 0 && options.budget.wall_s == 0)
     throw UsageError("the budget needs a limit on evaluations or wall time\n  hint: --budget evaluations=16");
   o.selection.include_heldout = !o.exclude_heldout;
-  const std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, o.selection);
+  std::vector<suite::WorkloadEntry> selected = selected_workloads(ctx, o.selection);
+  std::erase_if(selected, [&](const suite::WorkloadEntry& w) { return !o.shard.owns(w.full_name(), 0); });
   std::unique_ptr<runtime::Backend> backend = make_cli_backend(o.backend, o.backend_options);
   options.out_dir = o.out;
   options.step_eval.timing.max_time_s = o.step_time_s;
@@ -133,6 +135,7 @@ void add_agent_command(CLI::App& app, Context& ctx) {
                   "input_tokens, output_tokens, usd")
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out, "The solutions directory to write (docs/SOLUTIONS.md)")->required();
+  add_shard_option(cmd, o->shard);
   cmd->add_option("--seed", o->seed, "The search's seed: the same seed and outcomes give the same proposals")
       ->capture_default_str();
   cmd->add_option("--step-time", o->step_time_s, "Timing budget of one step's evaluation, seconds")

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "eval/shard.h"
 #include "ir/target.h"
 #include "runtime/backend.h"
 #include "suite/selection.h"
@@ -36,6 +37,11 @@ void add_selection_filters(CLI::App* cmd, suite::Selection& selection);
 // selection that matches nothing.
 std::vector<suite::WorkloadEntry> selected_workloads(Context& ctx, const suite::Selection& selection,
                                                      bool require_some = true);
+
+// --shard I/N (eval/shard.h, docs/SCALE_OUT.md): this process does part I of N of the selected work.
+void add_shard_option(CLI::App* cmd, eval::Shard& shard);
+// This machine's name, recorded with each shard.
+std::string host_name();
 
 // An option naming a target (cpu, cuda, opencl), parsed into `target`, which holds the default.
 CLI::Option* add_target_option(CLI::App* cmd, const std::string& flags, ir::Target& target,
@@ -76,6 +82,7 @@ void add_agent_command(CLI::App& app, Context& ctx);      // LEKA
 void add_trajectory_command(CLI::App& app, Context& ctx); // show
 void add_experiment_command(CLI::App& app, Context& ctx); // every method at one budget, judged alike
 void add_package_command(CLI::App& app, Context& ctx);    // verified solutions as a C library
+void add_slurm_command(CLI::App& app, Context& ctx);      // submit | status: shards as a Slurm array job
 
 // Set by a command whose work found problems (e.g. validate): the process exit code.
 extern int g_exit_code;

@@ -48,6 +48,7 @@ struct EvalCommandOptions {
   int tune_trials = eval::kDefaultTuneTrials;
   std::string device_name;   // --device NAME: a remote device of the devices file
   std::string devices_file;  // --devices
+  eval::Shard shard;         // --shard I/N
 };
 
 // The exit code of a run stopped because its remote device stayed away past its `wait`: the run
@@ -119,6 +120,10 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
     std::erase_if(selected, [&](const suite::WorkloadEntry& w) { return !solved.count(w.full_name()); });
     if (selected.empty()) throw UsageError("no selected workload has a solution in " + o.solutions);
   }
+  // A shard evaluates its part; the selection (the denominators) stays the whole run's, so the
+  // shards' runs have equal parameters.
+  std::erase_if(candidates,
+                [&](const eval::CandidateRef& c) { return !o.shard.owns(c.workload.full_name(), c.sample); });
 
   eval::BaselineSpec baseline_spec;
   if (auto compiler = eval::parse_baseline_compiler(o.baseline)) baseline_spec.compiler = *compiler;
@@ -190,17 +195,20 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
   spec.solutions_dir = o.solutions == "native" || o.solutions == "tvm" || o.solutions == "tvm-tuned" ? o.solutions
                                                : std::filesystem::absolute(o.solutions).lexically_normal().string();
   spec.selection = selection_json(o, selected);
+  spec.sharded = !o.shard.whole();
 
   results::ResultStore store = results::ResultStore::open(o.db);
   std::string run = store.begin_or_resume_run(spec);
+  if (!o.shard.whole()) store.begin_shard(run, o.shard, static_cast<int>(candidates.size()), host_name());
   std::set<results::ResultKey> done = store.done(run);
   auto key_of = [](const eval::CandidateRef& c) {
     return results::ResultKey{c.workload.full_name(), c.solution.empty() ? "(none)" : c.solution, c.sample};
   };
   int already = 0;
   for (const auto& c : candidates) already += done.count(key_of(c)) ? 1 : 0;
-  fmt::print(stderr, "run {}: {} candidates for {} workloads on {} ({}){}\n", run, candidates.size(), selected.size(),
-             backend->name(), spec.device["name"].get<std::string>(), already ? fmt::format(", resuming with {} done", already) : "");
+  fmt::print(stderr, "run {}{}: {} candidates for {} workloads on {} ({}){}\n", run,
+             o.shard.whole() ? "" : " shard " + o.shard.text(), candidates.size(), selected.size(), backend->name(),
+             spec.device["name"].get<std::string>(), already ? fmt::format(", resuming with {} done", already) : "");
 
   std::optional<eval::ReferenceCache> reference_cache;
   if (o.reference_cache) reference_cache = eval::ReferenceCache::default_cache();
@@ -252,11 +260,18 @@ void run_eval(Context& ctx, EvalCommandOptions& o) {
     max_load = std::max(max_load, load_average());
   }
   progress.finish();
-  store.finish_run(run);
   // This machine's load says nothing of a remote device's: only a local run records it.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (remote) max_load = -1;
   if (max_load >= 0) store.record_load(run, max_load, cores);
+  if (o.shard.whole()) {
+    store.finish_run(run);
+  } else if (!store.finish_shard(run, o.shard)) {
+    // The run's report waits for its last shard; `ekb slurm status` and `ekb report` show it meanwhile.
+    fmt::print("shard {} of run {} finished: {} candidates stored; other shards are still running\n",
+               o.shard.text(), run, candidates.size());
+    return;
+  }
 
   std::string json = o.json.empty() ? "ekb-results-" + run + ".json" : o.json;
   results::write_results_json(store, run, json, &ctx.suite());
@@ -299,6 +314,7 @@ void add_eval_command(CLI::App& app, Context& ctx) {
                 "Select only the workloads that have a solution (otherwise they count as failed: missing)");
   add_db_option(cmd, o->db);
   cmd->add_option("--run", o->run, "Run id: resumes that run if it is unfinished (default: derived from the parameters)");
+  add_shard_option(cmd, o->shard);
   cmd->add_option("--json", o->json, "Results document path (default: ekb-results-RUN.json)");
   cmd->add_option("--trials", o->trials, "Random-input correctness trials before timing")
       ->check(CLI::Range(3, 100))

@@ -48,6 +48,8 @@ struct ExperimentOptions {
   double min_time_s = 0;      // 0: ekb eval's default
   suite::Selection selection;
   bool exclude_heldout = false;
+  std::string db;      // default: OUT/results.db
+  eval::Shard shard;   // --shard I/N: this process's part of every method's work and evaluation
 };
 
 // One method of the comparison: its name as the user wrote it and the directory of its solutions.
@@ -99,10 +101,13 @@ void run_child(const std::vector<std::string>& argv) {
 // The workloads of `selected` that `method` has not finished: those without a solution record
 // (PATTERN/WORKLOAD.s0.meta.json for the agents; every sample's for direct, which `ekb generate`
 // itself skips, so direct gets them all).
-std::vector<std::string> unfinished(const Method& m, const std::vector<suite::WorkloadEntry>& selected) {
+// Of a shard, only the workloads it owns (direct: `ekb generate --shard` picks its samples).
+std::vector<std::string> unfinished(const Method& m, const std::vector<suite::WorkloadEntry>& selected,
+                                    const eval::Shard& shard) {
   std::vector<std::string> names;
   for (const auto& w : selected)
-    if (m.name == "direct" || !fs::exists(llm::sample_meta_path(m.dir, w.full_name(), 0)))
+    if (m.name == "direct" ||
+        (shard.owns(w.full_name(), 0) && !fs::exists(llm::sample_meta_path(m.dir, w.full_name(), 0))))
       names.push_back(w.full_name());
   return names;
 }
@@ -119,10 +124,12 @@ std::vector<std::string> method_command(const ExperimentOptions& o, const Method
   };
   if (m.name == "direct") {
     // One sample per evaluation of the budget: generation has nothing else to spend it on.
-    argv = {self, "generate", "--backend", backend, "--samples", std::to_string(budget.evaluations), "--out", m.dir};
+    argv = {self, "generate", "--backend", backend, "--samples", std::to_string(budget.evaluations), "--out", m.dir,
+            "--shard", o.shard.text()};
     model_args();
   } else if (m.name.starts_with("leka:")) {
-    argv = {self, "agent", "--policy", m.name.substr(5), "--backend", backend, "--budget", o.budget, "--out", m.dir};
+    argv = {self, "agent", "--policy", m.name.substr(5), "--backend", backend, "--budget", o.budget, "--out", m.dir,
+            "--shard", o.shard.text()};
     if (m.name == "leka:llm") model_args();
     else argv.insert(argv.end(), {"--seed", std::to_string(o.seed)});
   } else {
@@ -142,7 +149,15 @@ std::vector<std::string> method_command(const ExperimentOptions& o, const Method
 
 // The run id of a method's evaluation: its name and a hash of its solutions' records, so that an
 // evaluation is read back while they stay the same and made afresh when a resumed method added some.
-std::string evaluation_run_id(const Method& m, const ExperimentOptions& o) {
+// Shards, each holding only its own solutions, share one run per method instead: its id is a hash
+// of the experiment's parameters and selection.
+std::string evaluation_run_id(const Method& m, const ExperimentOptions& o, const std::vector<std::string>& names) {
+  if (!o.shard.whole()) {
+    std::string text = fmt::format("{}|{}|{}|{}|{}|{}|{}", o.baseline, ir::target_name(o.backend), o.budget, o.model,
+                                   o.seed, o.min_time_s, o.shard.count);
+    for (const auto& n : names) text += "|" + n;
+    return fs::path(m.dir).filename().string() + "-" + runtime::content_key({text}).substr(0, 16);
+  }
   std::vector<std::string> entries;
   if (fs::exists(m.dir))
     for (const auto& e : fs::recursive_directory_iterator(m.dir))
@@ -282,16 +297,16 @@ void run_experiment(Context& ctx, ExperimentOptions& o) {
   std::vector<std::string> all_names;
   for (const auto& w : selected) all_names.push_back(w.full_name());
   runtime::make_directories(o.out);
-  const std::string db = (fs::path(o.out) / "results.db").string();
+  const std::string db = o.db.empty() ? (fs::path(o.out) / "results.db").string() : o.db;
   const std::string self = fs::read_symlink("/proc/self/exe").string();
 
   std::vector<MethodReport> reports;
   for (const Method& m : methods) {
-    const std::vector<std::string> names = unfinished(m, selected);
+    const std::vector<std::string> names = unfinished(m, selected, o.shard);
     if (names.empty()) fmt::print(stderr, "\n{}: every workload has its solution in {}\n", m.name, m.dir);
     else run_child(method_command(o, m, budget, names));
 
-    const std::string run = evaluation_run_id(m, o);
+    const std::string run = evaluation_run_id(m, o, all_names);
     results::ResultStore store = results::ResultStore::open(db);
     const std::optional<results::RunInfo> earlier = store.run(run);
     if (!earlier || !earlier->finished) {
@@ -299,14 +314,21 @@ void run_experiment(Context& ctx, ExperimentOptions& o) {
                                        "--baseline", o.baseline, "--db", db, "--run", run, "--json",
                                        (fs::path(o.out) / (fs::path(m.dir).filename().string() + ".results.json")).string()};
       if (o.min_time_s > 0) argv.insert(argv.end(), {"--min-time", fmt::format("{}", o.min_time_s)});
+      if (!o.shard.whole()) argv.insert(argv.end(), {"--shard", o.shard.text()});
       argv.insert(argv.end(), all_names.begin(), all_names.end());
       run_child(argv);
     } else {
       fmt::print(stderr, "\n{}: its solutions were evaluated already (run {})\n", m.name, run);
     }
+    const std::optional<results::RunInfo> evaluated = store.run(run);
+    if (!evaluated || !evaluated->finished) {
+      fmt::print("\n{}: shard {} done; run {} waits for the other shards\n", m.name, o.shard.text(), run);
+      continue;
+    }
     reports.push_back(score_method(results::build_run_report(store, run, ctx.suite())));
   }
-  print_comparison(methods, reports, o);
+  // The comparison once every method's evaluation is whole: the last shard to finish prints it.
+  if (reports.size() == methods.size()) print_comparison(methods, reports, o);
 }
 
 }  // namespace
@@ -334,6 +356,9 @@ void add_experiment_command(CLI::App& app, Context& ctx) {
                   "agent:NAME: the command run in each workspace (scripts/run_agent.sh --command; docs/AGENTS.md)");
   cmd->add_option("--agent-script", o->agent_script, "agent:NAME: the driver (default: the source tree's scripts/run_agent.sh)");
   cmd->add_option("--min-time", o->min_time_s, "ekb eval's minimum measured time per timing batch, seconds");
+  cmd->add_option("--db", o->db, "The results database of the evaluations (default: OUT/results.db; a shared one, "
+                                  "postgresql://..., for shards on several machines: docs/SCALE_OUT.md)");
+  add_shard_option(cmd, o->shard);
   cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names");
   add_selection_filters(cmd, o->selection);
   cmd->add_flag("--no-heldout", o->exclude_heldout, "Leave out held-out workloads");

@@ -39,6 +39,7 @@ struct GenerateOptions {
   bool no_cache = false;
   std::string cache_dir;  // default: runtime::default_cache_dir()
   std::string log_path;   // default: OUT/llm-requests.jsonl
+  eval::Shard shard;      // --shard I/N: the samples this process generates
 };
 
 // One prompt, shared by the samples of its workload.
@@ -163,14 +164,17 @@ void run_generate(Context& ctx, GenerateOptions& o) {
   int already = 0;
   for (const auto& p : prompts)
     for (int s = 0; s < o.samples; ++s) {
+      if (!o.shard.owns(p.workload, s)) continue;
       if (already_recorded(o, profile, temperature, p, s)) ++already;
       else jobs.push_back({&p, s});
     }
-  fmt::print(stderr, "generate: {} samples for {} workloads with '{}' ({} at {}), temperature {:g}{}\n",
-             prompts.size() * o.samples, prompts.size(), profile.name, profile.model, profile.endpoint, temperature,
+  const int owned = already + static_cast<int>(jobs.size());
+  fmt::print(stderr, "generate: {} samples for {} workloads with '{}' ({} at {}), temperature {:g}{}{}\n", owned,
+             prompts.size(), profile.name, profile.model, profile.endpoint, temperature,
+             o.shard.whole() ? "" : ", shard " + o.shard.text(),
              already ? fmt::format(", resuming with {} done", already) : "");
 
-  Progress progress(static_cast<int>(prompts.size() * o.samples), already);
+  Progress progress(owned, already);
   std::mutex mutex;  // guards progress, totals and replay_miss
   Totals totals;
   std::optional<std::string> replay_miss;
@@ -230,6 +234,7 @@ void add_generate_command(CLI::App& app, Context& ctx) {
                   "Models file (TOML; default: $EKB_MODELS, else ./ekb-models.toml, else ~/.config/ekb/models.toml)");
   add_target_option(cmd, "-b,--backend", o->backend, "cpu, cuda or opencl");
   cmd->add_option("-n,--samples", o->samples, "Samples per workload")->check(CLI::Range(1, 10000))->capture_default_str();
+  add_shard_option(cmd, o->shard);
   cmd->add_option("-t,--temperature", o->temperature, "Sampling temperature (default: the profile's)")
       ->check(CLI::Range(0.0, 2.0));
   cmd->add_option("names", o->selection.names, "Globs over PATTERN/WORKLOAD or pattern names (default: all)");

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <exception>
 
+#include <unistd.h>
+
 #include "cli/commands.h"
 #include "runtime/cpu_target.h"
 #include "runtime/opencl_program.h"
@@ -42,6 +44,27 @@ void add_device_index_or_name_option(CLI::App* cmd, std::function<void(int)> set
         else name = v;
       },
       help);
+}
+
+void add_shard_option(CLI::App* cmd, eval::Shard& shard) {
+  cmd->add_option_function<std::string>(
+         "--shard",
+         [&shard](const std::string& text) {
+           try {
+             shard = eval::parse_shard(text);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError("--shard", e.what());
+           }
+         },
+         "Evaluate only shard I of N (0 <= I < N) of the selected work, split by workload and sample; the N "
+         "shards may run anywhere at once into one --db (docs/SCALE_OUT.md)")
+      ->type_name("I/N");
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "?";
+  return name;
 }
 
 void add_opencl_options(CLI::App* cmd, runtime::BackendOptions& options, std::string* device_name) {
@@ -112,6 +135,7 @@ int main(int argc, char** argv) {
   add_experiment_command(app, ctx);
   add_trajectory_command(app, ctx);
   add_package_command(app, ctx);
+  add_slurm_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

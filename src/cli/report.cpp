@@ -1,6 +1,7 @@
 // ekb report RUN...: a run's scores by domain and level, its failures by error kind, a CSV and JSON
 // export of every result, two runs compared (--compare), and an HTML page of them all (--html).
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -204,6 +205,14 @@ results::RunReport print_run_report(const suite::Suite& suite, const results::Re
     fmt::print("  roofline: no calibration for this device; `ekb calibrate --backend {}` measures one\n", run.backend);
 
   const bool timed = run.timed();
+  const std::vector<std::string> devices = report.devices();
+  if (devices.size() > 1) {
+    // Shards on different machines: each result was measured against its own machine's baseline,
+    // so the table by device is what compares like with like.
+    fmt::print("  {} devices (sharded run): {}\n", devices.size(), fmt::join(devices, "; "));
+    if (std::find(groupings.begin(), groupings.end(), results::GroupBy::Device) == groupings.end())
+      groupings.push_back(results::GroupBy::Device);
+  }
   for (results::GroupBy g : groupings)
     print_table(std::string(results::group_by_name(g)), report.by(g), report.summary, timed);
   const auto& s = report.summary;
@@ -296,9 +305,11 @@ void add_report_command(CLI::App& app, Context& ctx) {
   add_db_option(cmd, o->db);
   cmd->add_option("--csv", o->csv, "Write every result row to this CSV file");
   cmd->add_option("--json", o->json, "Write the results document (ekb.results/1) to this file");
-  cmd->add_option("--by", o->by, "Tables to print: domain, level, pattern (default: domain,level)")
+  cmd->add_option("--by", o->by,
+                  "Tables to print: domain, level, pattern, device (default: domain,level; and device when the "
+                  "run's shards ran on several devices)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"domain", "level", "pattern"}));
+      ->check(CLI::IsMember({"domain", "level", "pattern", "device"}));
   cmd->add_option("--failures", o->failures, "Failures listed per error kind (-1: all)")->capture_default_str();
   cmd->callback([&ctx, o] { run_report(ctx, *o); });
 }

@@ -1,130 +1,20 @@
 #include "results/result_store.h"
 
-#include <SQLiteCpp/SQLiteCpp.h>
-#include <sqlite3.h>
 #include <fmt/core.h>
 
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <random>
-#include <thread>
+
+#include "results/store_database.h"
 
 namespace ekb::results {
 
 namespace {
 
-// 1: runs, results, calibrations. 2: the budget ledger of each result (columns method .. wall_s).
-// 3: max_error_ratio, how close each result came to its tolerance; the speedup's 95% interval and
-// the CPU steal time while timing. 4: the baseline each result was measured against.
-constexpr int kSchemaVersion = 5;
-
-// synchronous=FULL makes each commit durable even across power loss; one fsync per evaluated
-// candidate is negligible next to compiling and timing it.
-constexpr const char* kPragmas = R"sql(
-PRAGMA synchronous = FULL;
-PRAGMA foreign_keys = ON;
-)sql";
-constexpr int kBusyTimeoutMs = 30000;
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS runs (
-  id            TEXT PRIMARY KEY,
-  created       TEXT NOT NULL,
-  backend       TEXT NOT NULL,
-  device        TEXT NOT NULL,  -- JSON {"backend", "name", "compiler"}
-  options       TEXT NOT NULL,  -- JSON
-  solutions_dir TEXT NOT NULL,
-  selection     TEXT NOT NULL,  -- JSON: filters and "workloads"
-  params        TEXT NOT NULL,  -- canonical JSON of all the above but id/created: "same parameters"
-  finished      TEXT            -- set by finish_run
-);
-CREATE INDEX IF NOT EXISTS runs_by_params ON runs(params);
-
-CREATE TABLE IF NOT EXISTS results (
-  seq                INTEGER PRIMARY KEY AUTOINCREMENT,  -- completion order
-  run_id             TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  workload           TEXT NOT NULL,
-  solution           TEXT NOT NULL,
-  sample             INTEGER NOT NULL,
-  task               TEXT NOT NULL,
-  backend            TEXT NOT NULL,
-  compiled           INTEGER NOT NULL,
-  correct            INTEGER NOT NULL,
-  error              TEXT,           -- error kind ("compile", ...), NULL when none
-  message            TEXT NOT NULL,
-  time_median_ms     REAL,           -- NULL when not timed
-  time_p25_ms        REAL,
-  time_p75_ms        REAL,
-  time_runs          INTEGER,
-  baseline_median_ms REAL,
-  baseline_p25_ms    REAL,
-  baseline_p75_ms    REAL,
-  baseline_runs      INTEGER,
-  speedup            REAL,
-  max_abs_error      REAL,           -- NULL stands for NaN
-  compile_s          REAL NOT NULL,
-  check_s            REAL NOT NULL,
-  time_s             REAL NOT NULL,
-  compile_cached     INTEGER NOT NULL,
-  stored             TEXT NOT NULL,
-  UNIQUE (run_id, workload, solution, sample)
-);
-
-CREATE TABLE IF NOT EXISTS calibrations (
-  id            INTEGER PRIMARY KEY AUTOINCREMENT,
-  backend       TEXT NOT NULL,
-  device        TEXT NOT NULL,
-  created       TEXT NOT NULL,
-  bandwidth_gbs REAL NOT NULL,
-  peak_gflops   REAL NOT NULL,
-  data          TEXT NOT NULL  -- the whole runtime::Calibration as JSON
-);
-CREATE INDEX IF NOT EXISTS calibrations_by_device ON calibrations(backend, device);
-)sql";
-
-// Schema 1 -> 2: where the result came from and what producing it cost (eval::Provenance), NULL
-// for results without a .meta.json and for every result stored before.
-constexpr const char* kAddLedger = R"sql(
-ALTER TABLE results ADD COLUMN method        TEXT;
-ALTER TABLE results ADD COLUMN model         TEXT;
-ALTER TABLE results ADD COLUMN llm_calls     INTEGER;
-ALTER TABLE results ADD COLUMN input_tokens  INTEGER;
-ALTER TABLE results ADD COLUMN output_tokens INTEGER;
-ALTER TABLE results ADD COLUMN cost_usd      REAL;
-ALTER TABLE results ADD COLUMN evaluations   INTEGER;
-ALTER TABLE results ADD COLUMN wall_s        REAL;
-)sql";
-
-// Schema 2 -> 3: the worst element's error as a fraction of its allowed error (NULL for results
-// stored before, for those that compared no output, and for an infinite ratio); the speedup's 95%
-// interval and the share of CPU time stolen by the hypervisor while timing (NULL when not timed or
-// unknown).
-constexpr const char* kAddErrorRatio = R"sql(
-ALTER TABLE results ADD COLUMN max_error_ratio REAL;
-ALTER TABLE results ADD COLUMN speedup_low     REAL;
-ALTER TABLE results ADD COLUMN speedup_high    REAL;
-ALTER TABLE results ADD COLUMN cpu_steal       REAL;
-)sql";
-
-// Schema 3 -> 4: what the result's speedup was measured against (eval::BaselineInfo as JSON);
-// NULL for the native default, which every result stored before was measured against.
-constexpr const char* kAddBaseline = R"sql(
-ALTER TABLE results ADD COLUMN baseline TEXT;
-)sql";
-
-// Schema 4 -> 5: the harness thread's own CPU time in the timing phase (eval::EvalCost::time_cpu_s);
-// NULL for results stored before.
-constexpr const char* kAddTimeCpu = R"sql(
-ALTER TABLE results ADD COLUMN time_cpu_s REAL;
-)sql";
-
-// kMigrations[v] takes a database at schema version v to v + 1 (0: a new, empty file).
-constexpr const char* kMigrations[kSchemaVersion] = {kSchema, kAddLedger, kAddErrorRatio, kAddBaseline,
-                                                      kAddTimeCpu};
-
+// Both engines hold these columns of `results` (store_database.h), read and written in this order.
 constexpr const char* kResultColumns =
     "workload, solution, sample, task, backend, compiled, correct, error, message, "
     "time_median_ms, time_p25_ms, time_p75_ms, time_runs, "
@@ -137,32 +27,17 @@ constexpr int kResultColumnCount = 37;
 constexpr const char* kRunColumns =
     "r.id, r.created, r.backend, r.device, r.options, r.solutions_dir, r.selection, r.finished, "
     "(SELECT COUNT(*) FROM results WHERE run_id = r.id), "
-    "(SELECT COUNT(*) FROM results WHERE run_id = r.id AND correct)";
-
-// WAL: readers (ekb report) never block the writer, and a killed writer leaves the database
-// consistent. Switching a new file to WAL needs an exclusive lock that SQLite does not wait for
-// (the busy timeout does not apply), so two processes opening a new file at once retry here.
-void enable_wal(SQLite::Database& db) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
-  for (;;) {
-    try {
-      if (db.execAndGet("PRAGMA journal_mode = WAL").getString() == "wal") return;
-    } catch (const SQLite::Exception& e) {
-      if (e.getErrorCode() != SQLITE_BUSY && e.getErrorCode() != SQLITE_LOCKED) throw;
-    }
-    if (std::chrono::steady_clock::now() > deadline)
-      throw StoreError(db.getFilename() + ": could not switch to WAL mode: the database stays locked");
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
+    "(SELECT COUNT(*) FROM results WHERE run_id = r.id AND correct <> 0)";
 
 std::string run_params(const RunSpec& s) {
   // nlohmann::json orders object keys, so equal parameters dump to equal text.
   nlohmann::json j = {{"backend", s.backend},
-                      {"device", s.device},
                       {"options", s.options},
                       {"solutions_dir", s.solutions_dir},
                       {"selection", s.selection}};
+  // The shards of one run may run on different machines: each result records its own device.
+  if (s.sharded) j["sharded"] = true;
+  else j["device"] = s.device;
   return j.dump();
 }
 
@@ -175,76 +50,154 @@ std::string generated_run_id() {
   return fmt::format("{}-{}-{:04x}", compact.substr(0, 8), compact.substr(8), rd() & 0xffff);
 }
 
-// NULL for nullopt and for NaN (which SQLite cannot store as a REAL).
-void bind_optional(SQLite::Statement& q, int index, const std::optional<double>& v) {
-  if (v && !std::isnan(*v)) q.bind(index, *v);
-  else q.bind(index);  // NULL
+// NULL for nullopt and for NaN (which neither engine stores as a number).
+SqlValue optional_number(const std::optional<double>& v) {
+  if (v && !std::isnan(*v)) return *v;
+  return {};
+}
+SqlValue flag(bool b) { return std::int64_t{b ? 1 : 0}; }
+
+bool is_null(const SqlValue& v) { return std::holds_alternative<std::monostate>(v); }
+std::int64_t as_integer(const SqlValue& v) {
+  if (auto* i = std::get_if<std::int64_t>(&v)) return *i;
+  if (auto* d = std::get_if<double>(&v)) return static_cast<std::int64_t>(*d);
+  return 0;
+}
+double as_number(const SqlValue& v) {
+  if (auto* d = std::get_if<double>(&v)) return *d;
+  if (auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+  return std::numeric_limits<double>::quiet_NaN();
+}
+std::string as_text(const SqlValue& v) {
+  if (auto* s = std::get_if<std::string>(&v)) return *s;
+  return "";
+}
+std::optional<double> number_or_null(const SqlValue& v) {
+  return is_null(v) ? std::nullopt : std::optional<double>(as_number(v));
 }
 
-void bind_time(SQLite::Statement& q, int first, const std::optional<eval::TimeStats>& t) {
-  if (t) {
-    q.bind(first, t->median_ms);
-    q.bind(first + 1, t->p25_ms);
-    q.bind(first + 2, t->p75_ms);
-    q.bind(first + 3, t->runs);
-  } else {
-    for (int i = 0; i < 4; ++i) q.bind(first + i);
+void append_time(std::vector<SqlValue>& out, const std::optional<eval::TimeStats>& t) {
+  if (!t) {
+    out.insert(out.end(), 4, SqlValue());
+    return;
   }
+  out.insert(out.end(), {t->median_ms, t->p25_ms, t->p75_ms, std::int64_t{t->runs}});
 }
 
-std::optional<eval::TimeStats> column_time(SQLite::Statement& q, int first) {
-  if (q.getColumn(first).isNull()) return std::nullopt;
+std::optional<eval::TimeStats> time_at(const SqlRow& row, int first) {
+  if (is_null(row[first])) return std::nullopt;
   eval::TimeStats t;
-  t.median_ms = q.getColumn(first).getDouble();
-  t.p25_ms = q.getColumn(first + 1).getDouble();
-  t.p75_ms = q.getColumn(first + 2).getDouble();
-  t.runs = q.getColumn(first + 3).getInt();
+  t.median_ms = as_number(row[first]);
+  t.p25_ms = as_number(row[first + 1]);
+  t.p75_ms = as_number(row[first + 2]);
+  t.runs = static_cast<int>(as_integer(row[first + 3]));
   return t;
 }
 
 // The 8 columns method .. wall_s; all NULL without provenance.
-void bind_provenance(SQLite::Statement& q, int first, const std::optional<eval::Provenance>& p) {
+void append_provenance(std::vector<SqlValue>& out, const std::optional<eval::Provenance>& p) {
   if (!p) {
-    for (int i = 0; i < 8; ++i) q.bind(first + i);
+    out.insert(out.end(), 8, SqlValue());
     return;
   }
-  q.bind(first, p->method);
-  q.bind(first + 1, p->model);
-  q.bind(first + 2, p->ledger.llm_calls);
-  q.bind(first + 3, p->ledger.input_tokens);
-  q.bind(first + 4, p->ledger.output_tokens);
-  q.bind(first + 5, p->ledger.cost_usd);
-  q.bind(first + 6, p->ledger.evaluations);
-  q.bind(first + 7, p->ledger.wall_s);
+  out.insert(out.end(), {p->method, p->model, p->ledger.llm_calls, p->ledger.input_tokens, p->ledger.output_tokens,
+                         p->ledger.cost_usd, p->ledger.evaluations, p->ledger.wall_s});
 }
 
-std::optional<eval::Provenance> column_provenance(SQLite::Statement& q, int first) {
-  if (q.getColumn(first).isNull()) return std::nullopt;
+std::optional<eval::Provenance> provenance_at(const SqlRow& row, int first) {
+  if (is_null(row[first])) return std::nullopt;
   eval::Provenance p;
-  p.method = q.getColumn(first).getString();
-  p.model = q.getColumn(first + 1).getString();
-  p.ledger.llm_calls = q.getColumn(first + 2).getInt64();
-  p.ledger.input_tokens = q.getColumn(first + 3).getInt64();
-  p.ledger.output_tokens = q.getColumn(first + 4).getInt64();
-  p.ledger.cost_usd = q.getColumn(first + 5).getDouble();
-  p.ledger.evaluations = q.getColumn(first + 6).getInt64();
-  p.ledger.wall_s = q.getColumn(first + 7).getDouble();
+  p.method = as_text(row[first]);
+  p.model = as_text(row[first + 1]);
+  p.ledger.llm_calls = as_integer(row[first + 2]);
+  p.ledger.input_tokens = as_integer(row[first + 3]);
+  p.ledger.output_tokens = as_integer(row[first + 4]);
+  p.ledger.cost_usd = as_number(row[first + 5]);
+  p.ledger.evaluations = as_integer(row[first + 6]);
+  p.ledger.wall_s = as_number(row[first + 7]);
   return p;
 }
 
-RunInfo run_from_row(SQLite::Statement& q) {
-  RunInfo r;
-  r.id = q.getColumn(0).getString();
-  r.created = q.getColumn(1).getString();
-  r.backend = q.getColumn(2).getString();
-  r.device = nlohmann::json::parse(q.getColumn(3).getString());
-  r.options = nlohmann::json::parse(q.getColumn(4).getString());
-  r.solutions_dir = q.getColumn(5).getString();
-  r.selection = nlohmann::json::parse(q.getColumn(6).getString());
-  if (!q.getColumn(7).isNull()) r.finished = q.getColumn(7).getString();
-  r.results = q.getColumn(8).getInt();
-  r.correct = q.getColumn(9).getInt();
+// The values of kResultColumns for `r`.
+std::vector<SqlValue> result_values(const eval::CandidateResult& r) {
+  std::vector<SqlValue> v = {r.workload,
+                             r.solution,
+                             std::int64_t{r.sample},
+                             r.task,
+                             r.backend,
+                             flag(r.compiled),
+                             flag(r.correct),
+                             r.error == eval::ErrorKind::None ? SqlValue() : SqlValue(std::string(eval::error_kind_name(r.error))),
+                             r.message};
+  append_time(v, r.time);
+  append_time(v, r.baseline);
+  v.push_back(optional_number(r.speedup));
+  v.push_back(optional_number(r.max_abs_error));
+  v.insert(v.end(), {r.cost.compile_s, r.cost.check_s, r.cost.time_s, flag(r.cost.compile_cached)});
+  append_provenance(v, r.provenance);
+  // An infinite ratio (a NaN or integer mismatch) is stored as NULL, as the JSON writes it.
+  v.push_back(r.max_error_ratio && std::isfinite(*r.max_error_ratio) ? SqlValue(*r.max_error_ratio) : SqlValue());
+  v.push_back(optional_number(r.speedup ? std::optional<double>(r.speedup_low) : std::nullopt));
+  v.push_back(optional_number(r.speedup ? std::optional<double>(r.speedup_high) : std::nullopt));
+  v.push_back(optional_number(r.cpu_steal >= 0 ? std::optional<double>(r.cpu_steal) : std::nullopt));
+  v.push_back(r.baseline_info.is_native_default() ? SqlValue() : SqlValue(eval::to_json(r.baseline_info).dump()));
+  v.push_back(r.cost.time_cpu_s);
+  return v;
+}
+
+eval::CandidateResult result_from_row(const SqlRow& row) {
+  eval::CandidateResult r;
+  r.workload = as_text(row[0]);
+  r.solution = as_text(row[1]);
+  r.sample = static_cast<int>(as_integer(row[2]));
+  r.task = as_text(row[3]);
+  r.backend = as_text(row[4]);
+  r.compiled = as_integer(row[5]) != 0;
+  r.correct = as_integer(row[6]) != 0;
+  // An error kind this ekb does not know (written by a newer one) reads as internal.
+  if (!is_null(row[7])) r.error = eval::parse_error_kind(as_text(row[7])).value_or(eval::ErrorKind::Internal);
+  r.message = as_text(row[8]);
+  r.time = time_at(row, 9);
+  r.baseline = time_at(row, 13);
+  r.speedup = number_or_null(row[17]);
+  r.max_abs_error = as_number(row[18]);  // NULL reads as NaN
+  r.cost.compile_s = as_number(row[19]);
+  r.cost.check_s = as_number(row[20]);
+  r.cost.time_s = as_number(row[21]);
+  r.cost.compile_cached = as_integer(row[22]) != 0;
+  r.provenance = provenance_at(row, 23);
+  r.max_error_ratio = number_or_null(row[31]);
+  if (!is_null(row[32])) r.speedup_low = as_number(row[32]);
+  if (!is_null(row[33])) r.speedup_high = as_number(row[33]);
+  if (!is_null(row[34])) r.cpu_steal = as_number(row[34]);
+  if (!is_null(row[35])) r.baseline_info = eval::baseline_info_from_json(nlohmann::json::parse(as_text(row[35])));
+  if (!is_null(row[36])) r.cost.time_cpu_s = as_number(row[36]);
   return r;
+}
+
+RunInfo run_from_row(const SqlRow& row) {
+  RunInfo r;
+  r.id = as_text(row[0]);
+  r.created = as_text(row[1]);
+  r.backend = as_text(row[2]);
+  r.device = nlohmann::json::parse(as_text(row[3]));
+  r.options = nlohmann::json::parse(as_text(row[4]));
+  r.solutions_dir = as_text(row[5]);
+  r.selection = nlohmann::json::parse(as_text(row[6]));
+  if (!is_null(row[7])) r.finished = as_text(row[7]);
+  r.results = static_cast<int>(as_integer(row[8]));
+  r.correct = static_cast<int>(as_integer(row[9]));
+  return r;
+}
+
+// A URL's password replaced by "***": the location is printed in messages and listings.
+std::string printable_location(const std::string& location) {
+  if (!is_postgres_url(location)) return location;
+  const size_t scheme_end = location.find("://") + 3;
+  const size_t at = location.find('@', scheme_end);
+  const size_t colon = location.find(':', scheme_end);
+  if (at == std::string::npos || colon == std::string::npos || colon > at) return location;
+  return location.substr(0, colon + 1) + "***" + location.substr(at);
 }
 
 }  // namespace
@@ -252,6 +205,10 @@ RunInfo run_from_row(SQLite::Statement& q) {
 std::string default_db_path() {
   const char* env = std::getenv("EKB_DB");
   return env && *env ? env : "ekb-results.db";
+}
+
+bool is_postgres_url(std::string_view location) {
+  return location.starts_with("postgresql://") || location.starts_with("postgres://");
 }
 
 std::vector<std::string> RunInfo::selected_workloads() const {
@@ -262,9 +219,9 @@ std::vector<std::string> RunInfo::selected_workloads() const {
 }
 
 struct ResultStore::Impl {
-  std::string path;
-  SQLite::Database db;
-  Impl(const std::string& p) : path(p), db(p, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {}
+  std::string path;  // as printed: a URL's password hidden
+  std::unique_ptr<StoreDatabase> db;
+  std::string device;  // the device name of the run begun here: what add() records with each result
 };
 
 ResultStore::ResultStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -274,103 +231,79 @@ ResultStore::~ResultStore() = default;
 
 const std::string& ResultStore::path() const { return impl_->path; }
 
-ResultStore ResultStore::open(const std::string& path) {
-  try {
-    auto impl = std::make_unique<Impl>(path);
-    auto& db = impl->db;
-    db.setBusyTimeout(kBusyTimeoutMs);  // a concurrent `ekb report` or second writer waits, not fails
-    enable_wal(db);
-    db.exec(kPragmas);
-    int version = db.execAndGet("PRAGMA user_version").getInt();
-    if (version > kSchemaVersion)
-      throw StoreError(fmt::format("{}: results schema {} is newer than this ekb understands ({})", path,
-                                   version, kSchemaVersion));
-    if (version < kSchemaVersion) {
-      // A new file gets every step, an older database the steps it lacks. The version is read again
-      // under the write lock: a second process racing to migrate the same file finds it done.
-      SQLite::Transaction migrate(db, SQLite::TransactionBehavior::IMMEDIATE);
-      for (int v = db.execAndGet("PRAGMA user_version").getInt(); v < kSchemaVersion; ++v) db.exec(kMigrations[v]);
-      db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
-      migrate.commit();
-    }
-    return ResultStore(std::move(impl));
-  } catch (const SQLite::Exception& e) {
-    throw StoreError(fmt::format("{}: {}", path, e.what()));
-  }
+ResultStore ResultStore::open(const std::string& location) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = printable_location(location);
+  impl->db = is_postgres_url(location) ? open_postgres_database(location, impl->path) : open_sqlite_database(location);
+  return ResultStore(std::move(impl));
 }
 
 std::string ResultStore::begin_or_resume_run(const RunSpec& spec) {
-  auto& db = impl_->db;
+  auto& db = *impl_->db;
   const std::string params = run_params(spec);
-  // IMMEDIATE: two processes starting the same run cannot both decide to create it.
-  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+  impl_->device = spec.device.value("name", "");
   std::string id = spec.id;
-  if (!id.empty()) {
-    SQLite::Statement q(db, "SELECT params FROM runs WHERE id = ?");
-    q.bind(1, id);
-    if (q.executeStep()) {
-      if (q.getColumn(0).getString() != params)
-        throw StoreError(fmt::format("run '{}' already exists with other parameters ({}); use another run id",
-                                     id, q.getColumn(0).getString()));
-      return id;  // committing nothing: the transaction rolls back harmlessly
+  // One writer at a time: two processes starting the same run cannot both decide to create it.
+  db.write_transaction([&] {
+    if (!id.empty()) {
+      auto rows = db.query("SELECT params FROM runs WHERE id = ?", {id});
+      if (!rows.empty()) {
+        if (as_text(rows[0][0]) != params)
+          throw StoreError(fmt::format("run '{}' already exists with other parameters ({}); use another run id", id,
+                                       as_text(rows[0][0])));
+        return;
+      }
+    } else {
+      auto rows = db.query(fmt::format("SELECT id FROM runs WHERE params = ? AND finished IS NULL "
+                                       "ORDER BY created DESC, {} DESC LIMIT 1",
+                                       db.run_insertion_order()),
+                           {params});
+      if (!rows.empty()) {
+        id = as_text(rows[0][0]);
+        return;
+      }
+      do {
+        id = generated_run_id();
+      } while (!db.query("SELECT 1 FROM runs WHERE id = ?", {id}).empty());
     }
-  } else {
-    SQLite::Statement q(db, "SELECT id FROM runs WHERE params = ? AND finished IS NULL ORDER BY created DESC, rowid DESC LIMIT 1");
-    q.bind(1, params);
-    if (q.executeStep()) return q.getColumn(0).getString();
-    do {
-      id = generated_run_id();
-    } while (run(id));
-  }
-  SQLite::Statement insert(db,
-                           "INSERT INTO runs (id, created, backend, device, options, solutions_dir, selection, params) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-  insert.bind(1, id);
-  insert.bind(2, runtime::utc_timestamp_now());
-  insert.bind(3, spec.backend);
-  insert.bind(4, spec.device.dump());
-  insert.bind(5, spec.options.dump());
-  insert.bind(6, spec.solutions_dir);
-  insert.bind(7, spec.selection.dump());
-  insert.bind(8, params);
-  insert.exec();
-  tx.commit();
+    db.execute("INSERT INTO runs (id, created, backend, device, options, solutions_dir, selection, params) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+               {id, runtime::utc_timestamp_now(), spec.backend, spec.device.dump(), spec.options.dump(),
+                spec.solutions_dir, spec.selection.dump(), params});
+  });
   return id;
 }
 
 void ResultStore::finish_run(const std::string& run) {
-  SQLite::Statement q(impl_->db, "UPDATE runs SET finished = ? WHERE id = ?");
-  q.bind(1, runtime::utc_timestamp_now());
-  q.bind(2, run);
-  if (q.exec() == 0) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
+  if (impl_->db->execute("UPDATE runs SET finished = ? WHERE id = ?", {runtime::utc_timestamp_now(), run}) == 0)
+    throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
 }
 
 void ResultStore::record_load(const std::string& run, double max_load_average, unsigned cores) {
-  SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
-  SQLite::Statement q(impl_->db, "SELECT device FROM runs WHERE id = ?");
-  q.bind(1, run);
-  if (!q.executeStep()) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
-  nlohmann::json device = nlohmann::json::parse(q.getColumn(0).getString(), nullptr, false);
-  if (!device.is_object()) device = nlohmann::json::object();
-  device["load"] = {{"max_1min_average", max_load_average}, {"cores", cores}};
-  SQLite::Statement u(impl_->db, "UPDATE runs SET device = ? WHERE id = ?");
-  u.bind(1, device.dump());
-  u.bind(2, run);
-  u.exec();
-  tx.commit();
+  auto& db = *impl_->db;
+  db.write_transaction([&] {
+    auto rows = db.query("SELECT device FROM runs WHERE id = ?", {run});
+    if (rows.empty()) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
+    nlohmann::json device = nlohmann::json::parse(as_text(rows[0][0]), nullptr, false);
+    if (!device.is_object()) device = nlohmann::json::object();
+    // Of several shards, the busiest machine's: timings are as reliable as the least reliable.
+    const double seen = device.contains("load") ? device["load"].value("max_1min_average", -1.0) : -1.0;
+    device["load"] = {{"max_1min_average", std::max(seen, max_load_average)}, {"cores", cores}};
+    db.execute("UPDATE runs SET device = ? WHERE id = ?", {device.dump(), run});
+  });
 }
 
 std::optional<RunInfo> ResultStore::run(std::string_view id) const {
-  SQLite::Statement q(impl_->db, fmt::format("SELECT {} FROM runs r WHERE r.id = ?", kRunColumns));
-  q.bind(1, std::string(id));
-  if (!q.executeStep()) return std::nullopt;
-  return run_from_row(q);
+  auto rows = impl_->db->query(fmt::format("SELECT {} FROM runs r WHERE r.id = ?", kRunColumns), {std::string(id)});
+  if (rows.empty()) return std::nullopt;
+  return run_from_row(rows[0]);
 }
 
 std::vector<RunInfo> ResultStore::runs() const {
-  SQLite::Statement q(impl_->db, fmt::format("SELECT {} FROM runs r ORDER BY r.created DESC, r.rowid DESC", kRunColumns));
   std::vector<RunInfo> out;
-  while (q.executeStep()) out.push_back(run_from_row(q));
+  for (const auto& row : impl_->db->query(fmt::format("SELECT {} FROM runs r ORDER BY r.created DESC, r.{} DESC",
+                                                      kRunColumns, impl_->db->run_insertion_order())))
+    out.push_back(run_from_row(row));
   return out;
 }
 
@@ -388,21 +321,16 @@ std::string ResultStore::resolve_run(std::string_view id) const {
 
 bool ResultStore::is_done(const std::string& run, const std::string& workload, const std::string& solution,
                           int sample) const {
-  SQLite::Statement q(impl_->db,
-                      "SELECT 1 FROM results WHERE run_id = ? AND workload = ? AND solution = ? AND sample = ?");
-  q.bind(1, run);
-  q.bind(2, workload);
-  q.bind(3, solution);
-  q.bind(4, sample);
-  return q.executeStep();
+  return !impl_->db
+              ->query("SELECT 1 FROM results WHERE run_id = ? AND workload = ? AND solution = ? AND sample = ?",
+                      {run, workload, solution, std::int64_t{sample}})
+              .empty();
 }
 
 std::set<ResultKey> ResultStore::done(const std::string& run) const {
-  SQLite::Statement q(impl_->db, "SELECT workload, solution, sample FROM results WHERE run_id = ?");
-  q.bind(1, run);
   std::set<ResultKey> out;
-  while (q.executeStep())
-    out.insert({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt()});
+  for (const auto& row : impl_->db->query("SELECT workload, solution, sample FROM results WHERE run_id = ?", {run}))
+    out.insert({as_text(row[0]), as_text(row[1]), static_cast<int>(as_integer(row[2]))});
   return out;
 }
 
@@ -410,116 +338,96 @@ bool ResultStore::add(const std::string& run, const eval::CandidateResult& r) {
   static const std::string sql = [] {
     std::string placeholders;
     for (int i = 0; i < kResultColumnCount; ++i) placeholders += ", ?";
-    // ON CONFLICT DO NOTHING: re-adding a (workload, solution, sample) cannot duplicate it.
-    return fmt::format("INSERT INTO results (run_id, stored, {}) VALUES (?, ?{}) "
+    // ON CONFLICT DO NOTHING: re-adding a (workload, solution, sample) cannot duplicate it, even
+    // when two writers race to add it.
+    return fmt::format("INSERT INTO results (run_id, stored, device, {}) VALUES (?, ?, ?{}) "
                        "ON CONFLICT (run_id, workload, solution, sample) DO NOTHING",
                        kResultColumns, placeholders);
   }();
   // A lost device says nothing about the candidate: it is evaluated again, never stored as failed.
   if (r.error == eval::ErrorKind::Device)
     throw StoreError("a device error is not a result (" + r.workload + " " + r.solution + ": " + r.message + ")");
+  std::vector<SqlValue> values = {run, runtime::utc_timestamp_now(),
+                                  impl_->device.empty() ? SqlValue() : SqlValue(impl_->device)};
+  for (auto& v : result_values(r)) values.push_back(std::move(v));
   try {
     // One statement, one implicit transaction: the row is either fully committed or absent.
-    SQLite::Statement q(impl_->db, sql);
-    int i = 1;
-    q.bind(i++, run);
-    q.bind(i++, runtime::utc_timestamp_now());
-    q.bind(i++, r.workload);
-    q.bind(i++, r.solution);
-    q.bind(i++, r.sample);
-    q.bind(i++, r.task);
-    q.bind(i++, r.backend);
-    q.bind(i++, r.compiled ? 1 : 0);
-    q.bind(i++, r.correct ? 1 : 0);
-    if (r.error == eval::ErrorKind::None) q.bind(i++);
-    else q.bind(i++, std::string(eval::error_kind_name(r.error)));
-    q.bind(i++, r.message);
-    bind_time(q, i, r.time);
-    i += 4;
-    bind_time(q, i, r.baseline);
-    i += 4;
-    bind_optional(q, i++, r.speedup);
-    bind_optional(q, i++, r.max_abs_error);
-    q.bind(i++, r.cost.compile_s);
-    q.bind(i++, r.cost.check_s);
-    q.bind(i++, r.cost.time_s);
-    q.bind(i++, r.cost.compile_cached ? 1 : 0);
-    bind_provenance(q, i, r.provenance);
-    i += 8;
-    // An infinite ratio (a NaN or integer mismatch) is stored as NULL, as the JSON writes it.
-    if (r.max_error_ratio && std::isfinite(*r.max_error_ratio)) q.bind(i++, *r.max_error_ratio);
-    else q.bind(i++);
-    bind_optional(q, i++, r.speedup ? std::optional<double>(r.speedup_low) : std::nullopt);
-    bind_optional(q, i++, r.speedup ? std::optional<double>(r.speedup_high) : std::nullopt);
-    bind_optional(q, i++, r.cpu_steal >= 0 ? std::optional<double>(r.cpu_steal) : std::nullopt);
-    if (r.baseline_info.is_native_default()) q.bind(i++);
-    else q.bind(i++, eval::to_json(r.baseline_info).dump());
-    q.bind(i++, r.cost.time_cpu_s);
-    return q.exec() == 1;
-  } catch (const SQLite::Exception& e) {
+    return impl_->db->execute(sql, values) == 1;
+  } catch (const StoreError& e) {
     if (!this->run(run)) throw StoreError(fmt::format("no run '{}' in {}", run, impl_->path));
-    throw StoreError(fmt::format("{}: storing {} {}#{}: {}", impl_->path, r.workload, r.solution, r.sample, e.what()));
+    throw StoreError(fmt::format("storing {} {}#{}: {}", r.workload, r.solution, r.sample, e.what()));
   }
 }
 
 std::vector<eval::CandidateResult> ResultStore::results(const std::string& run) const {
-  SQLite::Statement q(impl_->db, fmt::format("SELECT {} FROM results WHERE run_id = ? ORDER BY seq", kResultColumns));
-  q.bind(1, run);
   std::vector<eval::CandidateResult> out;
-  while (q.executeStep()) {
-    eval::CandidateResult r;
-    r.workload = q.getColumn(0).getString();
-    r.solution = q.getColumn(1).getString();
-    r.sample = q.getColumn(2).getInt();
-    r.task = q.getColumn(3).getString();
-    r.backend = q.getColumn(4).getString();
-    r.compiled = q.getColumn(5).getInt() != 0;
-    r.correct = q.getColumn(6).getInt() != 0;
-    // An error kind this ekb does not know (written by a newer one) reads as internal.
-    if (!q.getColumn(7).isNull())
-      r.error = eval::parse_error_kind(q.getColumn(7).getString()).value_or(eval::ErrorKind::Internal);
-    r.message = q.getColumn(8).getString();
-    r.time = column_time(q, 9);
-    r.baseline = column_time(q, 13);
-    if (!q.getColumn(17).isNull()) r.speedup = q.getColumn(17).getDouble();
-    r.max_abs_error = q.getColumn(18).isNull() ? std::numeric_limits<double>::quiet_NaN() : q.getColumn(18).getDouble();
-    r.cost.compile_s = q.getColumn(19).getDouble();
-    r.cost.check_s = q.getColumn(20).getDouble();
-    r.cost.time_s = q.getColumn(21).getDouble();
-    r.cost.compile_cached = q.getColumn(22).getInt() != 0;
-    r.provenance = column_provenance(q, 23);
-    if (!q.getColumn(31).isNull()) r.max_error_ratio = q.getColumn(31).getDouble();
-    if (!q.getColumn(32).isNull()) r.speedup_low = q.getColumn(32).getDouble();
-    if (!q.getColumn(33).isNull()) r.speedup_high = q.getColumn(33).getDouble();
-    if (!q.getColumn(34).isNull()) r.cpu_steal = q.getColumn(34).getDouble();
-    if (!q.getColumn(35).isNull())
-      r.baseline_info = eval::baseline_info_from_json(nlohmann::json::parse(q.getColumn(35).getString()));
-    if (!q.getColumn(36).isNull()) r.cost.time_cpu_s = q.getColumn(36).getDouble();
-    out.push_back(std::move(r));
+  for (const auto& row :
+       impl_->db->query(fmt::format("SELECT {} FROM results WHERE run_id = ? ORDER BY seq", kResultColumns), {run}))
+    out.push_back(result_from_row(row));
+  return out;
+}
+
+std::map<ResultKey, std::string> ResultStore::devices(const std::string& run) const {
+  std::map<ResultKey, std::string> out;
+  for (const auto& row : impl_->db->query(
+           "SELECT workload, solution, sample, device FROM results WHERE run_id = ? AND device IS NOT NULL", {run}))
+    out[{as_text(row[0]), as_text(row[1]), static_cast<int>(as_integer(row[2]))}] = as_text(row[3]);
+  return out;
+}
+
+void ResultStore::begin_shard(const std::string& run, eval::Shard shard, int planned, const std::string& host) {
+  // A shard started again (after a crash, or on another node) replaces its earlier record.
+  impl_->db->execute(
+      "INSERT INTO shards (run_id, shard, shards, host, device, planned, started) VALUES (?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (run_id, shard, shards) DO UPDATE SET host = excluded.host, device = excluded.device, "
+      "planned = excluded.planned, started = excluded.started, finished = NULL",
+      {run, std::int64_t{shard.index}, std::int64_t{shard.count}, host, impl_->device, std::int64_t{planned},
+       runtime::utc_timestamp_now()});
+}
+
+bool ResultStore::finish_shard(const std::string& run, eval::Shard shard) {
+  auto& db = *impl_->db;
+  bool all_finished = false;
+  db.write_transaction([&] {
+    db.execute("UPDATE shards SET finished = ? WHERE run_id = ? AND shard = ? AND shards = ?",
+               {runtime::utc_timestamp_now(), run, std::int64_t{shard.index}, std::int64_t{shard.count}});
+    auto rows = db.query("SELECT COUNT(*) FROM shards WHERE run_id = ? AND shards = ? AND finished IS NOT NULL",
+                         {run, std::int64_t{shard.count}});
+    all_finished = as_integer(rows[0][0]) == shard.count;
+    if (all_finished) db.execute("UPDATE runs SET finished = ? WHERE id = ?", {runtime::utc_timestamp_now(), run});
+  });
+  return all_finished;
+}
+
+std::vector<ShardInfo> ResultStore::shards(const std::string& run) const {
+  std::vector<ShardInfo> out;
+  for (const auto& row : impl_->db->query("SELECT shard, shards, host, device, planned, started, finished FROM shards "
+                                          "WHERE run_id = ? ORDER BY shards, shard",
+                                          {run})) {
+    ShardInfo s;
+    s.shard = {static_cast<int>(as_integer(row[0])), static_cast<int>(as_integer(row[1]))};
+    s.host = as_text(row[2]);
+    s.device = as_text(row[3]);
+    s.planned = static_cast<int>(as_integer(row[4]));
+    s.started = as_text(row[5]);
+    if (!is_null(row[6])) s.finished = as_text(row[6]);
+    out.push_back(std::move(s));
   }
   return out;
 }
 
 void ResultStore::add_calibration(const runtime::Calibration& c) {
-  SQLite::Statement q(impl_->db,
-                      "INSERT INTO calibrations (backend, device, created, bandwidth_gbs, peak_gflops, data) "
-                      "VALUES (?, ?, ?, ?, ?, ?)");
-  q.bind(1, c.backend);
-  q.bind(2, c.device);
-  q.bind(3, c.created);
-  q.bind(4, c.bandwidth_gbs.best);
-  q.bind(5, c.peak_gflops.best);
-  q.bind(6, runtime::to_json(c).dump());
-  q.exec();
+  impl_->db->execute("INSERT INTO calibrations (backend, device, created, bandwidth_gbs, peak_gflops, data) "
+                     "VALUES (?, ?, ?, ?, ?, ?)",
+                     {c.backend, c.device, c.created, c.bandwidth_gbs.best, c.peak_gflops.best, runtime::to_json(c).dump()});
 }
 
 std::optional<runtime::Calibration> ResultStore::calibration(const std::string& backend, const std::string& device) const {
-  SQLite::Statement q(impl_->db,
-                      "SELECT data FROM calibrations WHERE backend = ? AND device = ? ORDER BY created DESC, id DESC LIMIT 1");
-  q.bind(1, backend);
-  q.bind(2, device);
-  if (!q.executeStep()) return std::nullopt;
-  return runtime::calibration_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+  auto rows = impl_->db->query(
+      "SELECT data FROM calibrations WHERE backend = ? AND device = ? ORDER BY created DESC, id DESC LIMIT 1",
+      {backend, device});
+  if (rows.empty()) return std::nullopt;
+  return runtime::calibration_from_json(nlohmann::json::parse(as_text(rows[0][0])));
 }
 
 }  // namespace ekb::results

@@ -1,10 +1,12 @@
-// The results database: one SQLite file holding runs, every CandidateResult of each run, and
-// device calibrations. Each result is committed on its own as soon as it is added, so a run killed
+// The results database: runs, every CandidateResult of each run, and device calibrations, in one
+// SQLite file (the default) or a PostgreSQL database that many writers share (--db
+// postgresql://..., docs/SCALE_OUT.md), with the same schema and behaviour. Each result is committed on its own as soon as it is added, so a run killed
 // at any moment (even SIGKILL) loses nothing already added, and starting it again resumes it:
 // the caller asks done()/is_done() and evaluates only the rest. A UNIQUE key on
 // (run, workload, solution, sample) guarantees a result is never stored twice.
 #pragma once
 #include <compare>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,13 +16,17 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/result.h"
 #include "runtime/calibration.h"
+#include "eval/result.h"
+#include "eval/shard.h"
 
 namespace ekb::results {
 
 // $EKB_DB if set, else "ekb-results.db" in the working directory.
 std::string default_db_path();
+// Whether a --db names a PostgreSQL database (postgresql://... or postgres://, libpq's URI form)
+// rather than a SQLite file.
+bool is_postgres_url(std::string_view location);
 
 // What defines a run. Two runs with equal parameters (everything but `id`) are the same
 // experiment: starting one again while the earlier is unfinished resumes the earlier.
@@ -33,6 +39,9 @@ struct RunSpec {
   // The workload selection: its filters, and "workloads": [full names], the denominator of
   // Correct@k and Fast@p (a selected workload without a result counts as failed).
   nlohmann::json selection = nlohmann::json::object();
+  // Run in shards (--shard I/N), which may run on different machines: the device is then no
+  // parameter of the run (each result records its own, and the report groups by it).
+  bool sharded = false;
 };
 
 struct RunInfo {
@@ -61,19 +70,31 @@ struct ResultKey {
   auto operator<=>(const ResultKey&) const = default;
 };
 
+// One shard's record: where it runs, how many results it owns, whether it finished.
+struct ShardInfo {
+  eval::Shard shard;
+  std::string host;
+  std::string device;
+  int planned = 0;
+  std::string started;
+  std::optional<std::string> finished;
+};
+
 class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 class ResultStore {
  public:
-  // Opens (creating if needed) the database at `path`. Throws StoreError if the file is not a
-  // results database or was written by a newer schema.
-  static ResultStore open(const std::string& path);
+  // Opens (creating if needed) the database at `location`: a SQLite file's path or a PostgreSQL
+  // URL (is_postgres_url). Throws StoreError if it is not a results database, was written by a
+  // newer schema, or the server cannot be reached.
+  static ResultStore open(const std::string& location);
   ResultStore(ResultStore&&) noexcept;
   ResultStore& operator=(ResultStore&&) noexcept;
   ~ResultStore();
 
+  // The file, or the URL with its password hidden.
   const std::string& path() const;
 
   // The run to store results in. With spec.id set: that run if it exists (StoreError if it was
@@ -96,6 +117,15 @@ class ResultStore {
   // result for (r.workload, r.solution, r.sample). Throws StoreError for an unknown run.
   bool add(const std::string& run, const eval::CandidateResult& r);
   std::vector<eval::CandidateResult> results(const std::string& run) const;  // in the order stored
+  // The device name each result was measured on, where recorded (results added after
+  // begin_or_resume_run record its spec's device).
+  std::map<ResultKey, std::string> devices(const std::string& run) const;
+
+  // A shard starting (again) on `host`, owning `planned` results of the run.
+  void begin_shard(const std::string& run, eval::Shard shard, int planned, const std::string& host);
+  // Marks the shard finished; when every shard of the run is, finishes the run. Returns whether it did.
+  bool finish_shard(const std::string& run, eval::Shard shard);
+  std::vector<ShardInfo> shards(const std::string& run) const;
 
   void add_calibration(const runtime::Calibration& c);
   // The newest calibration of this backend and device name.

@@ -30,12 +30,13 @@ std::string_view group_by_name(GroupBy g) {
     case GroupBy::Domain: return "domain";
     case GroupBy::Level: return "level";
     case GroupBy::Pattern: return "pattern";
+    case GroupBy::Device: return "device";
   }
   return "domain";
 }
 
 std::optional<GroupBy> parse_group_by(std::string_view s) {
-  for (GroupBy g : {GroupBy::Domain, GroupBy::Level, GroupBy::Pattern})
+  for (GroupBy g : {GroupBy::Domain, GroupBy::Level, GroupBy::Pattern, GroupBy::Device})
     if (group_by_name(g) == s) return g;
   return std::nullopt;
 }
@@ -60,6 +61,7 @@ const std::string& group_key(const WorkloadFacts& f, GroupBy g) {
     case GroupBy::Domain: return f.domain;
     case GroupBy::Level: return f.level;
     case GroupBy::Pattern: return f.pattern;
+    case GroupBy::Device: break;  // not a workload's fact: RunReport::by groups rows
   }
   return f.domain;
 }
@@ -69,8 +71,16 @@ const std::string& group_key(const WorkloadFacts& f, GroupBy g) {
 std::vector<GroupSummary> RunReport::by(GroupBy g) const {
   std::map<std::string, std::vector<std::string>> workloads_of;
   std::map<std::string, std::vector<const ScoredResult*>> rows_of;
-  for (const auto& w : workloads) workloads_of[group_key(facts.at(w), g)].push_back(w);
-  for (const auto& r : rows) rows_of[group_key(r.facts, g)].push_back(&r);
+  if (g == GroupBy::Device) {
+    std::map<std::string, std::set<std::string>> seen;
+    for (const auto& r : rows) {
+      rows_of[r.device].push_back(&r);
+      if (seen[r.device].insert(r.result.workload).second) workloads_of[r.device].push_back(r.result.workload);
+    }
+  } else {
+    for (const auto& w : workloads) workloads_of[group_key(facts.at(w), g)].push_back(w);
+    for (const auto& r : rows) rows_of[group_key(r.facts, g)].push_back(&r);
+  }
   std::vector<GroupSummary> out;
   for (const auto& [key, names] : workloads_of) out.push_back({key, summarize_rows(rows_of[key], names)});
   return out;
@@ -84,12 +94,27 @@ std::vector<GroupSummary> RunReport::by_method() const {
   return out;
 }
 
+std::vector<std::string> RunReport::devices() const {
+  std::set<std::string> names;
+  for (const auto& r : rows) names.insert(r.device);
+  return {names.begin(), names.end()};
+}
+
 RunReport build_run_report(const ResultStore& store, const std::string& run, const suite::Suite& suite) {
   RunReport report;
   report.run = *store.run(store.resolve_run(run));
   report.calibration = find_calibration(&store, report.run.backend, report.run.device_name());
-  std::optional<eval::Roofline> roof;
-  if (report.calibration) roof = eval::Roofline::from(*report.calibration);
+  // Each device's roofline from its own calibration: machines are never scored as one.
+  std::map<std::string, std::optional<eval::Roofline>> roofs;
+  roofs[report.run.device_name()] =
+      report.calibration ? std::optional(eval::Roofline::from(*report.calibration)) : std::nullopt;
+  auto roofline_of = [&](const std::string& device) -> const std::optional<eval::Roofline>& {
+    auto it = roofs.find(device);
+    if (it != roofs.end()) return it->second;
+    auto c = find_calibration(&store, report.run.backend, device);
+    return roofs[device] = c ? std::optional(eval::Roofline::from(*c)) : std::nullopt;
+  };
+  const std::map<ResultKey, std::string> devices = store.devices(report.run.id);
 
   WorkloadFactsIndex index(suite);
   std::set<std::string> seen;
@@ -99,6 +124,9 @@ RunReport build_run_report(const ResultStore& store, const std::string& run, con
     if (seen.insert(r.workload).second) report.workloads.push_back(r.workload);
     ScoredResult s;
     s.facts = index.get(r.workload);
+    auto device = devices.find({r.workload, r.solution, r.sample});
+    s.device = device != devices.end() ? device->second : report.run.device_name();
+    const std::optional<eval::Roofline>& roof = roofline_of(s.device);
     if (roof && s.facts.cost) {
       s.attainable_ms = eval::attainable_seconds(*s.facts.cost, *roof) * 1e3;
       s.memory_bound = eval::memory_bound(*s.facts.cost, *roof);

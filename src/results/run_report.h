@@ -38,14 +38,17 @@ class WorkloadFactsIndex {
 struct ScoredResult {
   eval::CandidateResult result;
   WorkloadFacts facts;
+  // The device it was measured on: a sharded run's results may come from several machines, each
+  // measured against its own machine's baseline and scored with its own calibration.
+  std::string device;
   std::optional<double> roofline_fraction;           // of the candidate's median time
   std::optional<double> baseline_roofline_fraction;  // of the baseline's
   std::optional<double> attainable_ms;
   std::optional<bool> memory_bound;
 };
 
-enum class GroupBy { Domain, Level, Pattern };
-std::string_view group_by_name(GroupBy g);  // "domain", "level", "pattern"
+enum class GroupBy { Domain, Level, Pattern, Device };
+std::string_view group_by_name(GroupBy g);  // "domain", "level", "pattern", "device"
 std::optional<GroupBy> parse_group_by(std::string_view s);
 
 struct GroupSummary {
@@ -65,8 +68,10 @@ struct RunReport {
   std::map<std::string, WorkloadFacts> facts;  // of every name in `workloads`
   eval::Summary summary;
 
-  // Summaries of each group, sorted by key.
+  // Summaries of each group, sorted by key. By device, each over the workloads it has results of.
   std::vector<GroupSummary> by(GroupBy g) const;
+  // The devices of `rows`, sorted: more than one for a run whose shards ran on different machines.
+  std::vector<std::string> devices() const;
   // One summary per method (the results' provenance; kNoMethod for results without metadata), each
   // over all of the run's workloads, so that methods compare on the same denominator and their
   // ledgers (Summary::ledger) at equal budget.
@@ -74,7 +79,7 @@ struct RunReport {
 };
 
 // Loads the run (any id resolve_run accepts) and scores it. Uses the newest calibration for the
-// run's backend and device name (from the store or the cache file).
+// run's backend and each result's device name (from the store or the cache file).
 RunReport build_run_report(const ResultStore& store, const std::string& run, const suite::Suite& suite);
 
 // The metrics of `rows` over the denominator `workloads`, with the median roofline fraction of

@@ -103,7 +103,7 @@ TEST(Ledger, AnOlderDatabaseIsMigrated) {
   }
   ResultStore again = ResultStore::open(path);  // opening a migrated file changes nothing
   EXPECT_EQ(again.runs().size(), 2u);
-  EXPECT_EQ(SQLite::Database(path).execAndGet("PRAGMA user_version").getInt(), 5);
+  EXPECT_EQ(SQLite::Database(path).execAndGet("PRAGMA user_version").getInt(), 6);
   auto fresh = again.results(again.resolve_run("last"));
   ASSERT_EQ(fresh.size(), 1u);
   ASSERT_TRUE(fresh[0].provenance);

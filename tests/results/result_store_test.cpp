@@ -1,4 +1,5 @@
-// The results database: round trips, run identity and resumption, no duplicates, calibrations.
+// The results database: round trips, run identity and resumption, no duplicates, calibrations; the
+// same behaviour from both engines, a SQLite file and a PostgreSQL server (started by the test).
 #include "results/result_store.h"
 
 #include <gtest/gtest.h>
@@ -15,8 +16,26 @@ using testing_util::fresh_db_path;
 using testing_util::make_result;
 using testing_util::make_spec;
 
-TEST(ResultStore, RoundTripsEveryField) {
-  ResultStore store = ResultStore::open(fresh_db_path("a.db"));
+// Each test below runs once per engine.
+class ResultStoreEngines : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (GetParam() == "postgres" && !testing_util::shared_postgres(&why))
+      GTEST_SKIP() << "no PostgreSQL server can run here: " << why;
+  }
+  std::string fresh_store(const std::string& name) {
+    std::string location = testing_util::fresh_store_location(GetParam(), name);
+    EXPECT_FALSE(location.empty()) << "creating a database failed";
+    return location;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Engine, ResultStoreEngines, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+TEST_P(ResultStoreEngines, RoundTripsEveryField) {
+  ResultStore store = ResultStore::open(fresh_store("a"));
   std::string run = store.begin_or_resume_run(make_spec({"nn.x/1", "nn.y/1"}));
 
   eval::CandidateResult ok = make_result("nn.x/1", 0, true, 1.75);
@@ -86,8 +105,8 @@ TEST(ResultStore, RoundTripsEveryField) {
   EXPECT_FALSE(info->finished);
 }
 
-TEST(ResultStore, ReAddingAResultNeverDuplicatesIt) {
-  ResultStore store = ResultStore::open(fresh_db_path("dup.db"));
+TEST_P(ResultStoreEngines, ReAddingAResultNeverDuplicatesIt) {
+  ResultStore store = ResultStore::open(fresh_store("dup"));
   std::string run = store.begin_or_resume_run(make_spec({"nn.x/1"}));
   EXPECT_FALSE(store.is_done(run, "nn.x/1", "solutions/k.c", 0));
   EXPECT_TRUE(store.add(run, make_result("nn.x/1", 0, true, 2.0)));
@@ -103,8 +122,8 @@ TEST(ResultStore, ReAddingAResultNeverDuplicatesIt) {
   EXPECT_THROW(store.add("no-such-run", make_result("nn.x/1", 0, true)), StoreError);
 }
 
-TEST(ResultStore, RunIdentityAndResumption) {
-  std::string path = fresh_db_path("runs.db");
+TEST_P(ResultStoreEngines, RunIdentityAndResumption) {
+  std::string path = fresh_store("runs");
   std::string first;
   {
     ResultStore store = ResultStore::open(path);
@@ -135,8 +154,8 @@ TEST(ResultStore, RunIdentityAndResumption) {
   EXPECT_THROW(store.finish_run("nope"), StoreError);
 }
 
-TEST(ResultStore, CalibrationsNewestPerDevice) {
-  ResultStore store = ResultStore::open(fresh_db_path("cal.db"));
+TEST_P(ResultStoreEngines, CalibrationsNewestPerDevice) {
+  ResultStore store = ResultStore::open(fresh_store("cal"));
   EXPECT_FALSE(store.calibration("cpu", "Test CPU"));
   runtime::Calibration c;
   c.backend = "cpu";

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "eval/result.h"
+#include "postgres_server.h"
 #include "results/result_store.h"
 
 namespace ekb::results::testing_util {
@@ -29,6 +31,29 @@ inline std::string fresh_db_path(const std::string& name) {
   std::filesystem::create_directories(dir);
   dirs.made.push_back(dir);
   return (dir / name).string();
+}
+
+// The PostgreSQL server of this test process, started on first use and stopped at its exit; null,
+// with the reason in *why, where none can run here.
+inline ekb::testing::PostgresServer* shared_postgres(std::string* why) {
+  static std::string failure;
+  static std::unique_ptr<ekb::testing::PostgresServer> server = [] {
+    auto s = std::make_unique<ekb::testing::PostgresServer>();
+    if (!s->start(&failure)) s.reset();
+    return s;
+  }();
+  *why = failure;
+  return server.get();
+}
+
+// A new store of `engine` ("sqlite" or "postgres") no other test uses: a fresh file, or a fresh
+// database on shared_postgres(). Empty when the engine cannot run here.
+inline std::string fresh_store_location(const std::string& engine, const std::string& name) {
+  if (engine == "sqlite") return fresh_db_path(name + ".db");
+  static int databases = 0;
+  std::string why;
+  ekb::testing::PostgresServer* server = shared_postgres(&why);
+  return server ? server->create_database("ekb_" + name + "_" + std::to_string(databases++)) : "";
 }
 
 inline eval::CandidateResult make_result(const std::string& workload, int sample, bool correct,
