@@ -146,6 +146,16 @@ void CEmitter::bind_range(const std::string& name, const lir::ExprP& lo, const l
   ranges_[name] = {lir::value_range(lo, ranges_).lo, lir::value_range(hi, ranges_).hi};
 }
 
+void CEmitter::bind_let(const std::string& name, const lir::ExprP& value) {
+  bind_range(name, value, value);
+  let_values_.emplace_back(name, value);
+}
+
+void CEmitter::unbind_let(const std::string& name) {
+  ranges_.erase(name);
+  let_values_.pop_back();
+}
+
 void CEmitter::stmt(const lir::Stmt& s, int indent) {
   if (s.kind == lir::StmtKind::For && s.for_kind == lir::ForKind::Vectorized)
     if (std::optional<SimdLoop> lanes = simd_loop(s)) {
@@ -189,9 +199,9 @@ void CEmitter::stmt(const lir::Stmt& s, int indent) {
     }
     case lir::StmtKind::LetStmt:
       if (!ir::is_integer(s.type)) break;
-      bind_range(s.name, s.value, s.value);
+      bind_let(s.name, s.value);
       CLikeEmitter::stmt(s, indent);
-      ranges_.erase(s.name);
+      unbind_let(s.name);
       return;
     case lir::StmtKind::Allocate:
       if ((s.scope != lir::MemoryScope::Stack && s.scope != lir::MemoryScope::Local) ||
@@ -210,7 +220,10 @@ void CEmitter::stmt(const lir::Stmt& s, int indent) {
 bool CEmitter::whole_vector_in_private_buffer(const std::string& buffer, const lir::ExprP& index) const {
   auto it = private_extents_.find(buffer);
   if (it == private_extents_.end()) return false;
-  lir::IntInterval r = lir::value_range(index, ranges_);  // the lane over all its lanes
+  // The lets written out, so that what they share with the index cancels (a cache's origin).
+  lir::ExprP at = index;
+  for (auto l = let_values_.rbegin(); l != let_values_.rend(); ++l) at = lir::substitute(at, l->first, l->second);
+  lir::IntInterval r = lir::value_range(lir::simplify(at), ranges_);  // the lane over all its lanes
   return r.lo >= 0 && r.hi < it->second;
 }
 
@@ -293,6 +306,12 @@ std::string CEmitter::all_lanes_live_condition(const lir::Stmt& loop) {
 
 void CEmitter::simd_masked_tail(const lir::Stmt& guard, const LaneLimit& limit, const SimdLoop& lanes, int indent) {
   std::string pad(static_cast<size_t>(indent), ' ');
+  if (limit.uniform) {  // the same in every lane: a plain test around the masked tail
+    out_ += pad + "if (" + expr(*limit.uniform) + ") {\n";
+    simd_masked_tail(guard, LaneLimit{limit.index, limit.end, nullptr}, lanes, indent + 2);
+    out_ += pad + "}\n";
+    return;
+  }
   if (all_lanes_live_) {  // the loop around tested that every lane runs
     simd_stmt(*guard.body, lanes, indent);
     return;
@@ -342,9 +361,13 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
                 simd_value(*s.value, lanes) + ";\n";
       else
         out_ += pad + "const " + value_type(s.type) + " " + s.name + " = " + expr(*s.value) + ";\n";
-      if (ir::is_integer(s.type) && !lanes.varying_lets.count(s.name)) bind_range(s.name, s.value, s.value);
-      simd_stmt(*s.body, lanes, indent);
-      ranges_.erase(s.name);
+      if (ir::is_integer(s.type) && !lanes.varying_lets.count(s.name)) {
+        bind_let(s.name, s.value);
+        simd_stmt(*s.body, lanes, indent);
+        unbind_let(s.name);
+      } else {
+        simd_stmt(*s.body, lanes, indent);
+      }
       return;
     case lir::StmtKind::Store: {
       const std::string at = first_lane_address(s.name, s.indices[0]), value = simd_value(*s.value, lanes);

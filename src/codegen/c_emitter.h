@@ -70,6 +70,8 @@ class CEmitter : public CLikeEmitter {
   bool whole_vector_in_private_buffer(const std::string& buffer, const lir::ExprP& index) const;
   // The known range of an index variable while its loop or let is printed (for the check above).
   void bind_range(const std::string& name, const lir::ExprP& lo, const lir::ExprP& hi);
+  void bind_let(const std::string& name, const lir::ExprP& value);  // its range and its value
+  void unbind_let(const std::string& name);
   // The condition under which every masked tail of the SIMD loops under `loop` runs all its lanes
   // in an iteration of it, whatever the loops inside it do; "" when there is none, or when a tail's
   // lanes depend on a value inside the loop that is not a loop of known range or a let.
@@ -94,6 +96,7 @@ class CEmitter : public CLikeEmitter {
   // tails below print their unmasked code alone, and no loop below is printed twice again.
   bool all_lanes_live_ = false, in_versioned_loop_ = false;
   std::map<std::string, lir::IntInterval> ranges_;  // the loop and let variables in scope
+  std::vector<std::pair<std::string, lir::ExprP>> let_values_;  // the integer lets in scope, in order
   std::map<std::string, int64_t> private_extents_;   // stack and local arrays in scope: elements
 };
 

@@ -31,6 +31,7 @@ namespace ekb::codegen {
 // first end - index (index at the first lane), so the body runs as masked vector code.
 struct LaneLimit {
   lir::ExprP index, end;
+  lir::ExprP uniform;  // the rest of a conjunction (simplify merges nested guards), or null
 };
 
 struct SimdLoop {

@@ -57,15 +57,15 @@ const MaskedCase kReadModifyWrite{
     "schedule cpu {\n  split(y.update(0), j, 16, jo, ji, tail=mask)\n  vectorize(y.update(0), ji, 16)\n}\n"};
 
 // examples/schedules-cpu/linalg.gemm/medium.ekb's micro-kernel at a shape ragged on every side:
-// 23 rows (tail=mask on i: the last row block guarded per row), 45 columns (a panel of 64 with
-// 16 + 16 + 13 live lanes), k 17 (one block of 32, guarded).
+// 23 rows (tail=mask on i: the last row block guarded per row), 77 columns (a full panel of 64,
+// then one with 13 live lanes), k 17 (one block of 32, guarded).
 const MaskedCase kGemm{
     "Gemm",
     "  params NI, NJ, NK\n  let alpha = 1.5\n  let beta = 1.2\n  input C_in : f32[NI, NJ] in [0, 1]\n"
     "  input A : f32[NI, NK] in [0, 1]\n  input B : f32[NK, NJ] in [0, 1]\n  output C : f32[NI, NJ]\n"
     "  temp Aa : f32[NI, NK]\n  Aa[i, k] = alpha * A[i, k]\n"
     "  C[i, j] = beta * C_in[i, j] + sum(k in 0..NK: Aa[i, k] * B[k, j])",
-    "NI = 23, NJ = 45, NK = 17",
+    "NI = 23, NJ = 77, NK = 17",
     "schedule cpu {\n  split(C, i, 4, io, ii, tail=mask)\n  split(C, j, 64, jo, ji, tail=mask)\n  split(C, k, 32, ko, ki)\n"
     "  reorder(C, jo, ko, io, ki, ii, ji)\n  compute_at(Aa, C, io)\n  parallel(C, jo)\n  vectorize(C, ji, 16)\n"
     "  unroll(C, ji, 4)\n  unroll(C, ii, 4)\n}\nmemory cpu {\n  cache_read(B, C, ko, tile, Bp)\n"
