@@ -12,7 +12,7 @@
 //  - median and quartiles by eval::summarize_times; roofline fraction by eval::roofline_fraction
 //    against the calibration `ekb calibrate` stored for this CPU.
 // Supported: linalg.gemm (cblas_sgemm), nn.pwconv (one sgemm over pixels), nn.conv2d (im2col, then
-// one sgemm). Prints one JSON object per workload, one per line; the first line says which kernel
+// one sgemm), nn.fc (one sgemm), transformer.gemv_decode (cblas_sgemv). Prints one JSON object per workload, one per line; the first line says which kernel
 // OpenBLAS chose.
 // Every memory-bound workload also gets a same-size copy ("copy"): a kernel that reads as many bytes as the
 // workload's inputs and writes as many as its outputs (streaming stores, all cores, OpenMP), compiled
@@ -103,6 +103,38 @@ VendorKernel pwconv(const ir::Instance& inst, const eval::Trial& t, std::vector<
   return v;
 }
 
+// y[m, o] = b[o] + sum_i x[m, i] w[o, i] (TFLite FULLY_CONNECTED): bias broadcast, then one sgemm
+// (one row: OpenBLAS takes its GEMV path).
+VendorKernel fc(const ir::Instance& inst, const eval::Trial& t, std::vector<float>& out, std::vector<float>&) {
+  const int64_t m = param(inst, "M"), in = param(inst, "IN"), o = param(inst, "OUT");
+  const float *x = input_floats(t, 0), *w = input_floats(t, 1), *bias = input_floats(t, 2);
+  out.resize(static_cast<size_t>(m * o));
+  float* y = out.data();
+  VendorKernel v{"OpenBLAS cblas_sgemm (rows x outputs)", nullptr, {}};
+  v.call = [=] {
+    for (int64_t r = 0; r < m; ++r) std::memcpy(y + r * o, bias, sizeof(float) * static_cast<size_t>(o));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(o),
+                static_cast<int>(in), 1.0f, x, static_cast<int>(in), w, static_cast<int>(in), 1.0f, y,
+                static_cast<int>(o));
+  };
+  return v;
+}
+
+// y[n] = sum_k x[k] w[k, n]: y = w^T x, one sgemv.
+VendorKernel gemv_decode(const ir::Instance& inst, const eval::Trial& t, std::vector<float>& out,
+                         std::vector<float>&) {
+  const int64_t k = param(inst, "K"), n = param(inst, "N");
+  const float *x = input_floats(t, 0), *w = input_floats(t, 1);
+  out.resize(static_cast<size_t>(n));
+  float* y = out.data();
+  VendorKernel v{"OpenBLAS cblas_sgemv", nullptr, {}};
+  v.call = [=] {
+    cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(k), static_cast<int>(n), 1.0f, w, static_cast<int>(n), x, 1,
+                0.0f, y, 1);
+  };
+  return v;
+}
+
 // NHWC / OHWI convolution: im2col rows [pixel, (kh, kw, c)] (zero where the window leaves the
 // image), then y = cols * w^T + bias with one sgemm (w is [K, KH*KW*C] row-major already).
 VendorKernel conv2d(const ir::Instance& inst, const eval::Trial& t, std::vector<float>& out,
@@ -148,6 +180,8 @@ VendorFactory vendor_for(const std::string& pattern) {
   if (pattern == "linalg.gemm") return gemm;
   if (pattern == "nn.pwconv") return pwconv;
   if (pattern == "nn.conv2d") return conv2d;
+  if (pattern == "nn.fc") return fc;
+  if (pattern == "transformer.gemv_decode") return gemv_decode;
   return nullptr;
 }
 
