@@ -12,8 +12,8 @@
 //  - median and quartiles by eval::summarize_times; roofline fraction by eval::roofline_fraction
 //    against the calibration `ekb calibrate` stored for this CPU.
 // Supported: linalg.gemm (cblas_sgemm), nn.pwconv (one sgemm over pixels), nn.conv2d (im2col, then
-// one sgemm). Prints one JSON object per workload, one per line; the first line says which kernel
-// OpenBLAS chose.
+// one sgemm), nn.fc (one sgemm), transformer.gemv_decode (cblas_sgemv). Prints one JSON object per
+// workload, one per line; the first line says which kernel OpenBLAS chose.
 // Every memory-bound workload also gets a same-size copy ("copy"): a kernel that reads as many bytes as the
 // workload's inputs and writes as many as its outputs (streaming stores, all cores, OpenMP), compiled
 // by the cpu backend exactly as candidates are (clang, the same flags, libomp) and timed cold the
@@ -85,20 +85,47 @@ VendorKernel gemm(const ir::Instance& inst, const eval::Trial& t, std::vector<fl
   return v;
 }
 
-// y[p, k] = b[k] + sum_c x[p, c] wt[k, c] over the N*H*W pixels p: bias broadcast, then one sgemm.
+// y[r, o] = b[o] + sum_i x[r, i] w[o, i] over `rows` rows: bias broadcast, then one sgemm.
+VendorKernel biased_rows_times_weights(std::string name, int64_t rows, int64_t in, int64_t outs, const eval::Trial& t,
+                                       std::vector<float>& out) {
+  const float *x = input_floats(t, 0), *w = input_floats(t, 1), *bias = input_floats(t, 2);
+  out.resize(static_cast<size_t>(rows * outs));
+  float* y = out.data();
+  VendorKernel v{std::move(name), nullptr, {}};
+  v.call = [=] {
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(y + r * outs, bias, sizeof(float) * static_cast<size_t>(outs));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(outs),
+                static_cast<int>(in), 1.0f, x, static_cast<int>(in), w, static_cast<int>(in), 1.0f, y,
+                static_cast<int>(outs));
+  };
+  return v;
+}
+
+// Pointwise convolution: the N*H*W pixels are the rows, channels in and out.
 VendorKernel pwconv(const ir::Instance& inst, const eval::Trial& t, std::vector<float>& out,
                     std::vector<float>&) {
-  const int64_t pixels = param(inst, "N") * param(inst, "H") * param(inst, "W");
-  const int64_t c = param(inst, "C"), k = param(inst, "K");
-  const float *x = input_floats(t, 0), *wt = input_floats(t, 1), *bias = input_floats(t, 2);
-  out.resize(static_cast<size_t>(pixels * k));
+  return biased_rows_times_weights("OpenBLAS cblas_sgemm (pixels x channels)",
+                                   param(inst, "N") * param(inst, "H") * param(inst, "W"), param(inst, "C"),
+                                   param(inst, "K"), t, out);
+}
+
+// TFLite FULLY_CONNECTED (weights [out, in]); one row: OpenBLAS takes its GEMV path.
+VendorKernel fc(const ir::Instance& inst, const eval::Trial& t, std::vector<float>& out, std::vector<float>&) {
+  return biased_rows_times_weights("OpenBLAS cblas_sgemm (rows x outputs)", param(inst, "M"), param(inst, "IN"),
+                                   param(inst, "OUT"), t, out);
+}
+
+// y[n] = sum_k x[k] w[k, n]: y = w^T x, one sgemv.
+VendorKernel gemv_decode(const ir::Instance& inst, const eval::Trial& t, std::vector<float>& out,
+                         std::vector<float>&) {
+  const int64_t k = param(inst, "K"), n = param(inst, "N");
+  const float *x = input_floats(t, 0), *w = input_floats(t, 1);
+  out.resize(static_cast<size_t>(n));
   float* y = out.data();
-  VendorKernel v{"OpenBLAS cblas_sgemm (pixels x channels)", nullptr, {}};
+  VendorKernel v{"OpenBLAS cblas_sgemv", nullptr, {}};
   v.call = [=] {
-    for (int64_t p = 0; p < pixels; ++p) std::memcpy(y + p * k, bias, sizeof(float) * static_cast<size_t>(k));
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(pixels), static_cast<int>(k),
-                static_cast<int>(c), 1.0f, x, static_cast<int>(c), wt, static_cast<int>(c), 1.0f, y,
-                static_cast<int>(k));
+    cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(k), static_cast<int>(n), 1.0f, w, static_cast<int>(n), x, 1,
+                0.0f, y, 1);
   };
   return v;
 }
@@ -148,6 +175,8 @@ VendorFactory vendor_for(const std::string& pattern) {
   if (pattern == "linalg.gemm") return gemm;
   if (pattern == "nn.pwconv") return pwconv;
   if (pattern == "nn.conv2d") return conv2d;
+  if (pattern == "nn.fc") return fc;
+  if (pattern == "transformer.gemv_decode") return gemv_decode;
   return nullptr;
 }
 

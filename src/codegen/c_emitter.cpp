@@ -1,11 +1,14 @@
 #include "codegen/c_emitter.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "codegen/target.h"
 #include "ir/instance.h"
 #include "ir/directives.h"
+#include "lir/mutator.h"
+#include "lir/simplify.h"
 
 namespace ekb::codegen {
 
@@ -131,6 +134,28 @@ std::string vector_type_name(ScalarType t, int64_t lanes) { return "ekb_" + help
 
 }  // namespace
 
+namespace {
+
+lir::ExprP last_of(const lir::Stmt& loop) {
+  return lir::binary(lir::BinOp::Sub, lir::binary(lir::BinOp::Add, loop.min, loop.extent), lir::index_imm(1));
+}
+
+}  // namespace
+
+void CEmitter::bind_range(const std::string& name, const lir::ExprP& lo, const lir::ExprP& hi) {
+  ranges_[name] = {lir::value_range(lo, ranges_).lo, lir::value_range(hi, ranges_).hi};
+}
+
+void CEmitter::bind_let(const std::string& name, const lir::ExprP& value) {
+  bind_range(name, value, value);
+  let_values_.emplace_back(name, value);
+}
+
+void CEmitter::unbind_let(const std::string& name) {
+  ranges_.erase(name);
+  let_values_.pop_back();
+}
+
 void CEmitter::stmt(const lir::Stmt& s, int indent) {
   if (s.kind == lir::StmtKind::For && s.for_kind == lir::ForKind::Vectorized)
     if (std::optional<SimdLoop> lanes = simd_loop(s)) {
@@ -141,11 +166,177 @@ void CEmitter::stmt(const lir::Stmt& s, int indent) {
       // Consecutive accesses are printed at the first lane: their index with the lane variable
       // at its first value (a constant clang folds into the address).
       out_ += pad + "  const " + value_type(ScalarType::Index) + " " + s.name + " = " + expr(*s.min) + ";\n";
+      bind_range(s.name, s.min, last_of(s));  // every lane's value, for the bounds of whole vectors
+      simd_vars_.clear();
       simd_stmt(*s.body, *lanes, indent + 2);
+      ranges_.erase(s.name);
       out_ += pad + "}\n";
       return;
     }
+  switch (s.kind) {
+    case lir::StmtKind::For: {
+      bind_range(s.name, s.min, last_of(s));
+      const std::string all_live = in_versioned_loop_ ? "" : all_lanes_live_condition(s);
+      if (all_live.empty()) {
+        CLikeEmitter::stmt(s, indent);
+      } else {
+        // The iterations in which every masked tail below runs all its lanes (all blocks but the
+        // last) take code without masks or tests; the others test each vector.
+        std::string pad(static_cast<size_t>(indent), ' ');
+        open_loop(s, indent);
+        in_versioned_loop_ = true;
+        out_ += pad + "  if (" + all_live + ") { /* every masked tail below runs all its lanes */\n";
+        all_lanes_live_ = true;
+        stmt(*s.body, indent + 4);
+        all_lanes_live_ = false;
+        out_ += pad + "  } else {\n";
+        stmt(*s.body, indent + 4);
+        out_ += pad + "  }\n" + pad + "}\n";
+        in_versioned_loop_ = false;
+      }
+      ranges_.erase(s.name);
+      return;
+    }
+    case lir::StmtKind::LetStmt:
+      if (!ir::is_integer(s.type)) break;
+      bind_let(s.name, s.value);
+      CLikeEmitter::stmt(s, indent);
+      unbind_let(s.name);
+      return;
+    case lir::StmtKind::Allocate:
+      if ((s.scope != lir::MemoryScope::Stack && s.scope != lir::MemoryScope::Local) ||
+          s.extent->kind != lir::ExprKind::IntImm)
+        break;
+      private_extents_[s.name] = s.extent->int_value;
+      CLikeEmitter::stmt(s, indent);
+      private_extents_.erase(s.name);
+      return;
+    default:
+      break;
+  }
   CLikeEmitter::stmt(s, indent);
+}
+
+bool CEmitter::whole_vector_in_private_buffer(const std::string& buffer, const lir::ExprP& index) const {
+  auto it = private_extents_.find(buffer);
+  if (it == private_extents_.end()) return false;
+  // The lets written out, so that what they share with the index cancels (a cache's origin).
+  lir::ExprP at = index;
+  for (auto l = let_values_.rbegin(); l != let_values_.rend(); ++l) at = lir::substitute(at, l->first, l->second);
+  lir::IntInterval r = lir::value_range(lir::simplify(at), ranges_);  // the lane over all its lanes
+  return r.lo >= 0 && r.hi < it->second;
+}
+
+std::string CEmitter::all_lanes_live_condition(const lir::Stmt& loop) {
+  using lir::ExprP;
+  // The loops and lets inside `loop` around the statement being visited, innermost last.
+  std::vector<const lir::Stmt*> scope;
+  std::map<std::string, lir::IntInterval> ranges = ranges_;
+  std::vector<ExprP> spare;  // per tail: lanes past the width that run (>= 0 when all do)
+  bool ok = true;
+  std::function<void(const lir::Stmt&, const SimdLoop*, const lir::Stmt*)> visit =
+      [&](const lir::Stmt& x, const SimdLoop* lanes, const lir::Stmt* lane_loop) {
+        if (!ok) return;
+        switch (x.kind) {
+          case lir::StmtKind::For: {
+            if (!lanes && x.for_kind == lir::ForKind::Vectorized) {
+              if (std::optional<SimdLoop> l = simd_loop(x)) visit(*x.body, &*l, &x);
+              return;  // a pragma loop's guards stay tests
+            }
+            ranges[x.name] = {lir::value_range(x.min, ranges).lo, lir::value_range(last_of(x), ranges).hi};
+            scope.push_back(&x);
+            visit(*x.body, lanes, lane_loop);
+            scope.pop_back();
+            return;
+          }
+          case lir::StmtKind::LetStmt:
+            if (lanes && lanes->varying_lets.count(x.name)) return visit(*x.body, lanes, lane_loop);
+            scope.push_back(&x);
+            visit(*x.body, lanes, lane_loop);
+            scope.pop_back();
+            return;
+          case lir::StmtKind::IfThenElse:
+            if (lanes && lanes->varies(*x.value)) {
+              LaneLimit limit = *lanes->lane_limit(*x.value);
+              if (limit.index->type != ScalarType::Index || limit.end->type != ScalarType::Index) {
+                ok = false;
+                return;
+              }
+              // end - (index at the first lane) - width, at its smallest over the loops inside.
+              ExprP t = lir::binary(lir::BinOp::Sub,
+                                    lir::binary(lir::BinOp::Sub, limit.end, lir::substitute(limit.index, lanes->lane, lane_loop->min)),
+                                    lir::index_imm(lanes->width));
+              for (auto it = scope.rbegin(); it != scope.rend() && ok; ++it) {
+                const lir::Stmt& b = **it;
+                if (b.kind == lir::StmtKind::LetStmt) {
+                  t = lir::substitute(t, b.name, b.value);
+                  continue;
+                }
+                std::optional<int64_t> c = lir::coefficient_of(*t, b.name);
+                const lir::IntInterval r = ranges.at(b.name);
+                if (!c || r.lo == INT64_MIN || r.hi == INT64_MAX) ok = false;
+                else if (*c != 0) t = lir::substitute(t, b.name, lir::index_imm(*c > 0 ? r.lo : r.hi));
+              }
+              spare.push_back(lir::simplify(t));
+            }
+            visit(*x.body, lanes, lane_loop);
+            if (x.else_body) visit(*x.else_body, lanes, lane_loop);
+            return;
+          case lir::StmtKind::Block:
+            for (const lir::StmtP& y : x.stmts) visit(*y, lanes, lane_loop);
+            return;
+          case lir::StmtKind::DeclareVar:
+          case lir::StmtKind::Allocate:
+            return visit(*x.body, lanes, lane_loop);
+          default:
+            return;
+        }
+      };
+  visit(*loop.body, nullptr, nullptr);
+  std::string condition;
+  for (const ExprP& t : spare) {
+    if (t->kind == lir::ExprKind::IntImm) {
+      if (t->int_value < 0) return "";  // never all live here: a loop inside may tell
+      continue;
+    }
+    condition += (condition.empty() ? "" : " && ") + expr(*t) + " >= 0";
+  }
+  return ok ? condition : "";
+}
+
+void CEmitter::simd_masked_tail(const lir::Stmt& guard, const LaneLimit& limit, const SimdLoop& lanes, int indent) {
+  std::string pad(static_cast<size_t>(indent), ' ');
+  if (limit.uniform) {  // the same in every lane: a plain test around the masked tail
+    out_ += pad + "if (" + expr(*limit.uniform) + ") {\n";
+    simd_masked_tail(guard, LaneLimit{limit.index, limit.end, nullptr}, lanes, indent + 2);
+    out_ += pad + "}\n";
+    return;
+  }
+  if (all_lanes_live_) {  // the loop around tested that every lane runs
+    simd_stmt(*guard.body, lanes, indent);
+    return;
+  }
+  const std::string live = "ekb_live" + std::to_string(masks_++), it = value_type(ScalarType::Index);
+  out_ += pad + "{ /* a masked tail (tail=mask): the first " + live + " lanes run */\n";
+  out_ += pad + "  const " + it + " " + live + " = (" + it + ")" + expr(*limit.end) + " - (" + it + ")" +
+          expr(*limit.index) + ";\n";
+  // Every lane runs in all blocks but the last: those take the unmasked code.
+  out_ += pad + "  if (" + live + " >= " + std::to_string(lanes.width) + ") {\n";
+  simd_stmt(*guard.body, lanes, indent + 4);
+  out_ += pad + "  } else if (" + live + " > 0) {\n";
+  const std::string outer_live = live_lanes_;
+  const size_t outer_from = masked_from_;
+  live_lanes_ = live;
+  if (!outer_live.empty()) {  // inside another masked tail: the lanes both let run
+    live_lanes_ = live + "_both";
+    out_ += pad + "    const " + it + " " + live_lanes_ + " = " + live + " < " + outer_live + " ? " + live + " : " +
+            outer_live + ";\n";
+  }
+  masked_from_ = simd_vars_.size();
+  simd_stmt(*guard.body, lanes, indent + 4);
+  live_lanes_ = outer_live;
+  masked_from_ = outer_from;
+  out_ += pad + "  }\n" + pad + "}\n";
 }
 
 void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) {
@@ -155,6 +346,7 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
       for (const lir::StmtP& x : s.stmts) simd_stmt(*x, lanes, indent);
       return;
     case lir::StmtKind::IfThenElse:
+      if (lanes.varies(*s.value)) return simd_masked_tail(s, *lanes.lane_limit(*s.value), lanes, indent);
       out_ += pad + "if (" + expr(*s.value) + ") {\n";
       simd_stmt(*s.body, lanes, indent + 2);
       if (s.else_body) {
@@ -169,30 +361,57 @@ void CEmitter::simd_stmt(const lir::Stmt& s, const SimdLoop& lanes, int indent) 
                 simd_value(*s.value, lanes) + ";\n";
       else
         out_ += pad + "const " + value_type(s.type) + " " + s.name + " = " + expr(*s.value) + ";\n";
-      simd_stmt(*s.body, lanes, indent);
+      if (ir::is_integer(s.type) && !lanes.varying_lets.count(s.name)) {
+        bind_let(s.name, s.value);
+        simd_stmt(*s.body, lanes, indent);
+        unbind_let(s.name);
+      } else {
+        simd_stmt(*s.body, lanes, indent);
+      }
       return;
     case lir::StmtKind::Store: {
+      const std::string at = first_lane_address(s.name, s.indices[0]), value = simd_value(*s.value, lanes);
+      if (!live_lanes_.empty()) {
+        // Masked: the lanes that do not run keep what is there (blended in a private array, not
+        // written at all elsewhere: they may be out of bounds, or another thread's).
+        if (whole_vector_in_private_buffer(s.name, s.indices[0]))
+          out_ += pad + simd_helper("store", lanes) + "(" + at + ", " + simd_helper("select", lanes) + "(" +
+                  live_lanes_ + ", " + value + ", " + simd_helper("load", lanes) + "(" + at + ")));\n";
+        else
+          out_ += pad + masked_helper("store_masked", lanes) + "(" + at + ", " + value + ", " + live_lanes_ + ");\n";
+        return;
+      }
       const lir::Buffer* b = f_.buffer(s.name);
       const bool stream = b && b->nontemporal;
       if (stream) streamed_.insert(s.name);
-      out_ += pad + simd_helper(stream ? "stream" : "store", lanes) + "(" + first_lane_address(s.name, s.indices[0]) +
-              ", " + simd_value(*s.value, lanes) + ");\n";
+      out_ += pad + simd_helper(stream ? "stream" : "store", lanes) + "(" + at + ", " + value + ");\n";
       return;
     }
     case lir::StmtKind::For:
       // Uniform bounds: every lane runs the same iterations (unrolled by clang where constant).
       open_loop(s, indent);
+      bind_range(s.name, s.min, last_of(s));
       simd_stmt(*s.body, lanes, indent + 2);
+      ranges_.erase(s.name);
       out_ += pad + "}\n";
       return;
     case lir::StmtKind::DeclareVar:
       out_ += pad + vector_type_name(lanes.element, lanes.width) + " " + s.name + " = " + simd_value(*s.value, lanes) +
               ";\n";
+      simd_vars_.push_back(s.name);
       simd_stmt(*s.body, lanes, indent);
+      simd_vars_.pop_back();
       return;
-    case lir::StmtKind::Assign:
-      out_ += pad + s.name + " = " + simd_value(*s.value, lanes) + ";\n";
+    case lir::StmtKind::Assign: {
+      std::string value = simd_value(*s.value, lanes);
+      // In a masked tail, a variable from outside it keeps its value in the lanes that do not run.
+      auto declared = std::find(simd_vars_.rbegin(), simd_vars_.rend(), s.name);
+      if (!live_lanes_.empty() && declared != simd_vars_.rend() &&
+          static_cast<size_t>(simd_vars_.rend() - declared) <= masked_from_)
+        value = simd_helper("select", lanes) + "(" + live_lanes_ + ", " + value + ", " + s.name + ")";
+      out_ += pad + s.name + " = " + value + ";\n";
       return;
+    }
     case lir::StmtKind::Prefetch:  // at the first lane's element
       out_ += pad + prefetch_statement(s) + "\n";
       return;
@@ -207,6 +426,10 @@ std::string CEmitter::simd_value(const lir::Expr& e, const SimdLoop& lanes) {
     case lir::ExprKind::Var:
       return e.name;
     case lir::ExprKind::Load:
+      // Masked: the lanes that do not run read zero (nothing out of bounds), or, in a private
+      // array, whatever is there (it reaches only those lanes).
+      if (!live_lanes_.empty() && !whole_vector_in_private_buffer(e.name, e.args[0]))
+        return masked_helper("load_masked", lanes) + "(" + first_lane_address(e.name, e.args[0]) + ", " + live_lanes_ + ")";
       return simd_helper("load", lanes) + "(" + first_lane_address(e.name, e.args[0]) + ")";
     case lir::ExprKind::Unary:
       return "(-" + simd_value(*e.args[0], lanes) + ")";
@@ -232,11 +455,84 @@ std::string CEmitter::simd_helper(const std::string& op, const SimdLoop& lanes) 
   return use_helper("ekb_" + op + "_" + helper_suffix(lanes.element) + "x" + std::to_string(lanes.width));
 }
 
+std::string CEmitter::masked_helper(const std::string& op, const SimdLoop& lanes) {
+  use_helper("ekb_mask_isa");
+  return simd_helper(op, lanes);
+}
+
 std::string CEmitter::first_lane_address(const std::string& buffer, const lir::ExprP& index) {
   return "&" + buffer + "[" + expr(*index) + "]";
 }
 
+std::string CEmitter::masked_helper_definition(const std::string& name, ScalarType element, int64_t lanes) const {
+  // ekb_load_masked_f32x16(p, live): lanes [0, live) from p, the others zero; ekb_store_masked_f32x16(p, v,
+  // live): lanes [0, live) to p. Called with 0 < live < lanes; nothing past the live lanes is touched.
+  const bool f32 = element == ScalarType::F32, load = name.rfind("ekb_load_masked_", 0) == 0;
+  const std::string t = f32 ? "float" : "double", v = vector_type_name(element, lanes), n = std::to_string(lanes);
+  const int64_t bytes = lanes * (f32 ? 4 : 8);
+  std::string s = load ? "static inline " + v + " " + name + "(const " + t + "* p, int64_t live) {\n"
+                       : "static inline void " + name + "(" + t + "* p, " + v + " v, int64_t live) {\n";
+  const std::string ps = f32 ? "ps" : "pd", bits = f32 ? "32" : "64", cond_start = "#if ";
+  std::string cond = cond_start;
+  auto branch = [&](const std::string& test, const std::string& body) {
+    s += cond + test + "\n" + body;
+    cond = "#elif ";
+  };
+  // AVX-512: one masked instruction (512-bit vectors, or with VL 256- and 128-bit ones).
+  if (bytes == 64 || bytes == 32 || bytes == 16) {
+    const std::string mm = bytes == 64 ? "_mm512" : bytes == 32 ? "_mm256" : "_mm";
+    const std::string xt = "__m" + std::to_string(bytes * 8) + (f32 ? "" : "d");
+    const std::string mask = std::string(lanes > 8 ? "(__mmask16)" : "(__mmask8)") + "((1u << live) - 1u)";
+    branch(bytes == 64 ? "defined(__AVX512F__)" : "defined(__AVX512F__) && defined(__AVX512VL__)",
+           load ? "  return (" + v + ")" + mm + "_maskz_loadu_" + ps + "(" + mask + ", p);\n"
+                : "  " + mm + "_mask_storeu_" + ps + "(p, " + mask + ", (" + xt + ")v);\n");
+  }
+  // AVX2: vmaskmov on 256-bit pieces, the lane mask from a compare.
+  if (bytes % 32 == 0) {
+    const int64_t step = f32 ? 8 : 4;
+    const std::string lane_mask =
+        f32 ? "_mm256_cmpgt_epi32(_mm256_set1_epi32((int)(live - c)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))"
+            : "_mm256_cmpgt_epi64(_mm256_set1_epi64x(live - c), _mm256_setr_epi64x(0, 1, 2, 3))";
+    const std::string xt = f32 ? "__m256" : "__m256d";
+    const std::string loop = "  for (int c = 0; c < " + n + "; c += " + std::to_string(step) + ") {\n    const __m256i m = " +
+                             lane_mask + ";\n";
+    branch("defined(__AVX2__)",
+           load ? "  " + v + " r;\n" + loop + "    const " + xt + " x = _mm256_maskload_" + ps +
+                      "(p + c, m);\n    __builtin_memcpy((" + t + "*)&r + c, &x, sizeof x);\n  }\n  return r;\n"
+                : loop + "    " + xt + " x;\n    __builtin_memcpy(&x, (const " + t + "*)&v + c, sizeof x);\n    _mm256_maskstore_" +
+                      ps + "(p + c, m, x);\n  }\n");
+  }
+  // SVE (a fixed length): predicated by svwhilelt, as many SVE vectors as the lanes take.
+  {
+    const std::string cnt = f32 ? "svcntw()" : "svcntd()", wl = "svwhilelt_b" + bits + "_s64";
+    const std::string loop = "  for (int64_t c = 0; c < " + n + "; c += " + cnt + ")\n";
+    branch("defined(__ARM_FEATURE_SVE)",
+           load ? "  " + v + " r;\n" + loop + "    svst1_f" + bits + "(" + wl + "(c, " + n + "), (" + t + "*)&r + c, svld1_f" +
+                      bits + "(" + wl + "(c, live), p + c));\n  return r;\n"
+                : loop + "    svst1_f" + bits + "(" + wl + "(c, live), p + c, svld1_f" + bits + "(" + wl + "(c, " + n +
+                      "), (const " + t + "*)&v + c));\n");
+  }
+  // RVV (a fixed length): the vector length is the live lanes.
+  {
+    const std::string set = "EKB_RVV(vsetvl_e" + bits + "m1)", ld = "EKB_RVV(vle" + bits + "_v_f" + bits + "m1)",
+                      st = "EKB_RVV(vse" + bits + "_v_f" + bits + "m1)";
+    const std::string loop = "  for (size_t c = 0, vl; c < (size_t)live; c += vl) {\n    vl = " + set + "((size_t)live - c);\n";
+    branch("defined(__riscv_vector)",
+           load ? "  " + v + " r = {0};\n" + loop + "    " + st + "((" + t + "*)&r + c, " + ld + "(p + c, vl), vl);\n  }\n  return r;\n"
+                : loop + "    " + st + "(p + c, " + ld + "((const " + t + "*)&v + c, vl), vl);\n  }\n");
+  }
+  // NEON and targets without vectors have no masked loads or stores: the live lanes one by one.
+  s += "#else\n";
+  s += load ? "  " + v + " r = {0};\n  for (int64_t i = 0; i < live; ++i) r[i] = p[i];\n  return r;\n"
+            : "  for (int64_t i = 0; i < live; ++i) p[i] = v[i];\n";
+  return s + "#endif\n}\n";
+}
+
 std::string CEmitter::helper_definition(const std::string& name) const {
+  if (name == "ekb_mask_isa")  // the intrinsics of the masked loads and stores
+    return "#if defined(__AVX512F__) || defined(__AVX2__)\n#include <immintrin.h>\n#elif defined(__ARM_FEATURE_SVE)\n"
+           "#include <arm_sve.h>\n#elif defined(__riscv_vector)\n#include <riscv_vector.h>\n"
+           "#if defined(__riscv_v_intrinsic)\n#define EKB_RVV(f) __riscv_##f\n#else\n#define EKB_RVV(f) f\n#endif\n#endif\n";
   // The vector types and their helpers: ekb_f32x16, ekb_load_f32x16, ekb_store_f32x16, ekb_splat_f32x16.
   size_t x = name.rfind('x');
   bool f32 = name.find("_f32x") != std::string::npos, f64 = name.find("_f64x") != std::string::npos;
@@ -244,6 +540,18 @@ std::string CEmitter::helper_definition(const std::string& name) const {
   int64_t lanes = std::stoll(name.substr(x + 1));
   std::string t = f32 ? "float" : "double", v = vector_type_name(f32 ? ScalarType::F32 : ScalarType::F64, lanes);
   if (name == v) return "typedef " + t + " " + v + " __attribute__((vector_size(" + std::to_string(lanes * (f32 ? 4 : 8)) + ")));\n";
+  if (name.rfind("ekb_load_masked_", 0) == 0 || name.rfind("ekb_store_masked_", 0) == 0)
+    return masked_helper_definition(name, f32 ? ScalarType::F32 : ScalarType::F64, lanes);
+  if (name.rfind("ekb_select_", 0) == 0) {
+    // Lanes [0, live) of a, the others of b: a compare with the lane numbers gives the mask.
+    const std::string mask = std::string(f32 ? "int" : "long long") + " __attribute__((vector_size(" +
+                             std::to_string(lanes * (f32 ? 4 : 8)) + ")))";
+    std::string numbers;
+    for (int64_t i = 0; i < lanes; ++i) numbers += (i ? ", " : "") + std::to_string(i);
+    return "static inline " + v + " " + name + "(int64_t live, " + v + " a, " + v + " b) {\n  typedef " + mask +
+           " mask_t;\n  const mask_t m = (mask_t){" + numbers + "} < (" + (f32 ? "int" : "long long") + ")live;\n" +
+           "  return (" + v + ")(((mask_t)a & m) | ((mask_t)b & ~m));\n}\n";
+  }
   // Unaligned loads and stores through memcpy, which also keeps them free of aliasing questions.
   if (name.rfind("ekb_load_", 0) == 0)
     return "static inline " + v + " " + name + "(const " + t + "* p) { " + v + " v; __builtin_memcpy(&v, p, sizeof v); return v; }\n";

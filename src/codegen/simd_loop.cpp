@@ -19,6 +19,33 @@ bool SimdLoop::varies(const Expr& e) const {
   return found;
 }
 
+std::optional<LaneLimit> SimdLoop::lane_limit(const Expr& c) const {
+  if (c.kind != ExprKind::Binary || c.args.size() != 2) return std::nullopt;
+  if (c.bin_op == BinOp::And) {  // `uniform && limit` (either way round): the limit under a plain test
+    for (int k = 0; k < 2; ++k) {
+      const lir::ExprP& other = c.args[1 - k];
+      if (varies(*other)) continue;
+      std::optional<LaneLimit> l = lane_limit(*c.args[k]);
+      if (!l) return std::nullopt;
+      l->uniform = l->uniform ? lir::binary(BinOp::And, other, l->uniform) : other;
+      return l;
+    }
+    return std::nullopt;
+  }
+  // index < end, index <= end (end + 1), and the same written the other way round.
+  bool flipped = c.bin_op == BinOp::Gt || c.bin_op == BinOp::Ge;
+  bool inclusive = c.bin_op == BinOp::Le || c.bin_op == BinOp::Ge;
+  if (c.bin_op != BinOp::Lt && c.bin_op != BinOp::Le && !flipped) return std::nullopt;
+  const lir::ExprP& index = c.args[flipped ? 1 : 0];
+  const lir::ExprP& end = c.args[flipped ? 0 : 1];
+  if (varies(*end) || !ir::is_integer(index->type)) return std::nullopt;
+  std::optional<int64_t> step = lir::coefficient_of(*index, lane);
+  bool through_lets = false;  // a varying let has no scalar value at the first lane
+  lir::for_each_expr(*index, [&](const Expr& x) { through_lets |= x.kind == ExprKind::Var && varying_lets.count(x.name); });
+  if (!step || *step != 1 || through_lets) return std::nullopt;
+  return LaneLimit{index, inclusive ? lir::simplify(lir::binary(BinOp::Add, end, lir::index_imm(1))) : end, nullptr};
+}
+
 namespace {
 
 class Checker {
@@ -32,7 +59,8 @@ class Checker {
           if (std::string why = stmt(*x); !why.empty()) return why;
         return "";
       case StmtKind::IfThenElse:
-        if (l_.varies(*s.value)) return "a condition differs between lanes";
+        if (l_.varies(*s.value) && (s.else_body || !l_.lane_limit(*s.value)))
+          return "a condition differs between lanes (other than a masked tail's index < end)";
         if (std::string why = stmt(*s.body); !why.empty()) return why;
         return s.else_body ? stmt(*s.else_body) : "";
       case StmtKind::LetStmt:

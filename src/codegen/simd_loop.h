@@ -6,7 +6,8 @@
 // extensions), every access to the cache has a constant offset once clang fully unrolls the
 // enclosing `unroll` loops, and the cache is promoted to vector registers.
 //
-// A loop qualifies when its body is stores, lets, blocks, ifs on lane-independent conditions,
+// A loop qualifies when its body is stores, lets, blocks, ifs on lane-independent conditions or
+// on a masked tail's lane limit (below),
 // inner loops with lane-independent bounds (a stencil's taps), prefetches (made at the first
 // lane's element) and variables of its own (their accumulators: one vector each) over one float
 // element type, every access of which is either
@@ -25,6 +26,14 @@
 
 namespace ekb::codegen {
 
+// The guard of a masked tail (split or vectorize with tail=mask), `index < end` with the lane's
+// coefficient 1 in index and end the same in every lane: the lanes that run are a prefix, the
+// first end - index (index at the first lane), so the body runs as masked vector code.
+struct LaneLimit {
+  lir::ExprP index, end;
+  lir::ExprP uniform;  // the rest of a conjunction (simplify merges nested guards), or null
+};
+
 struct SimdLoop {
   std::string lane;          // the loop's variable
   int64_t width = 0;         // lanes
@@ -35,6 +44,8 @@ struct SimdLoop {
 
   // Whether e depends on the lane (through the loop variable or a varying let).
   bool varies(const lir::Expr& e) const;
+  // A lane-dependent condition as a lane limit, or nullopt.
+  std::optional<LaneLimit> lane_limit(const lir::Expr& condition) const;
 };
 
 // Whether a call has an explicit vector form in these lanes: exp of 16 floats, glibc's libmvec

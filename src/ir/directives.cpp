@@ -46,8 +46,10 @@ std::vector<DirectiveInfo> make_table() {
        "run a loop's iterations on cpu threads", "",
        "parallel runs a loop on cpu threads; it has no meaning on gpu",
        "bind the loop to block.x|y|z or thread.x|y|z"},
-      {"vectorize", S, {stage, loop, param("factor", K::PositiveInt)}, {}, kAllTargets, "schedule_loop_kinds",
-       "split a loop by the factor and run the inner loop as SIMD lanes; the loop's name stays with the outer loop"},
+      {"vectorize", S, {stage, loop, param("factor", K::PositiveInt)}, {keyword("tail", K::Tail, "peel")}, kAllTargets,
+       "schedule_loop_kinds",
+       "split a loop by the factor and run the inner loop as SIMD lanes, the remainder peeled (tail=mask: one masked "
+       "vector); the loop's name stays with the outer loop"},
       {"unroll", S, {stage, loop, param("factor", K::PositiveInt)}, {}, kAllTargets, "schedule_loop_kinds",
        "split a loop by the factor and unroll the inner loop; the loop's name stays with the outer loop"},
       {"bind", S, {stage, loop, param("axis", K::GpuAxis)}, {}, kGpuTargets, "schedule_bind",
@@ -177,7 +179,7 @@ std::string_view arg_kind_doc(DirectiveArgKind kind) {
 const std::vector<std::string>& arg_kind_choices(DirectiveArgKind kind) {
   static const std::vector<std::string> scopes{"global", "shared", "local", "tile"};
   static const std::vector<std::string> axes{"block.x", "block.y", "block.z", "thread.x", "thread.y", "thread.z"};
-  static const std::vector<std::string> tails{"guard", "shift_inwards", "round_up", "peel"};
+  static const std::vector<std::string> tails{"guard", "shift_inwards", "round_up", "peel", "mask"};
   static const std::vector<std::string> none;
   switch (kind) {
     case K::Scope: return scopes;

@@ -341,6 +341,9 @@ struct StageLoop {
   // Some iterations run twice (split with tail=shift_inwards): fine for an idempotent body, wrong
   // for one that accumulates (materialize_reduction refuses such a stage).
   bool recomputes = false;
+  // Split with tail=mask: its last block waits for a vectorize of this loop (or of a loop split
+  // from it) to run as one masked vector; apply_schedule refuses a cpu schedule that leaves it.
+  bool masked_tail = false;
 };
 
 struct Stage {

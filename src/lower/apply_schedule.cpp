@@ -35,6 +35,10 @@ struct Args {
   int64_t lines = 0;  // prefetch's lines=N (0: the lines the iteration's reads span)
 
   explicit Args(const ir::Directive& d) : directive(d) {
+    if (const ir::DirectiveInfo* info = ir::find_directive(d.verb))  // the table's default tail
+      for (const ir::DirectiveParam& k : info->keywords)
+        if (k.kind == ir::DirectiveArgKind::Tail)
+          if (auto t = tail_strategy(k.default_value)) tail = *t;
     for (const ir::DirectiveArg& a : d.args) {
       if (a.key == "tail") {
         if (auto t = tail_strategy(a.text)) tail = *t;
@@ -75,17 +79,29 @@ struct DirectivePass {
   void (*apply)(Func& f, const Args& a, ir::Target target);
 };
 
+// The directive's tail strategy on `target`: masks predicate the cpu's SIMD lanes.
+TailStrategy tail_on(const Args& a, ir::Target target) {
+  if (a.tail == TailStrategy::Mask && ir::is_gpu(target))
+    throw ScheduleError("tail=mask runs the last block as a masked cpu vector; a gpu has no SIMD lanes to mask",
+                        "use tail=guard (each thread tests its own index)");
+  return a.tail;
+}
+
 const DirectivePass kDirectivePasses[] = {
     {"split",
-     [](Func& f, const Args& a, ir::Target) { split(f, a.text[0], a.text[1], a.ints[2], a.text[3], a.text[4], a.tail); }},
+     [](Func& f, const Args& a, ir::Target t) {
+       split(f, a.text[0], a.text[1], a.ints[2], a.text[3], a.text[4], tail_on(a, t));
+     }},
     {"tile",
-     [](Func& f, const Args& a, ir::Target) {
-       tile(f, a.text[0], a.text[1], a.text[2], a.ints[3], a.ints[4], a.text[5], a.text[6], a.text[7], a.text[8], a.tail);
+     [](Func& f, const Args& a, ir::Target t) {
+       tile(f, a.text[0], a.text[1], a.text[2], a.ints[3], a.ints[4], a.text[5], a.text[6], a.text[7], a.text[8],
+            tail_on(a, t));
      }},
     {"reorder", [](Func& f, const Args& a, ir::Target) { reorder(f, a.text[0], {a.text.begin() + 1, a.text.end()}); }},
     {"fuse", [](Func& f, const Args& a, ir::Target) { fuse(f, a.text[0], a.text[1], a.text[2], a.text[3]); }},
     {"parallel", [](Func& f, const Args& a, ir::Target) { parallelize(f, a.text[0], a.text[1]); }},
-    {"vectorize", [](Func& f, const Args& a, ir::Target) { vectorize(f, a.text[0], a.text[1], a.ints[2]); }},
+    {"vectorize",
+     [](Func& f, const Args& a, ir::Target t) { vectorize(f, a.text[0], a.text[1], a.ints[2], tail_on(a, t)); }},
     {"unroll", [](Func& f, const Args& a, ir::Target) { unroll(f, a.text[0], a.text[1], a.ints[2]); }},
     {"bind", [](Func& f, const Args& a, ir::Target) { bind_loop(f, a.text[0], a.text[1], a.text[2]); }},
     {"compute_at", [](Func& f, const Args& a, ir::Target) { compute_at(f, a.text[0], a.text[1], a.text[2]); }},
@@ -148,6 +164,12 @@ void apply_schedule(Func& f, const ir::Module& m, ir::Target target) {
       }
     }
   }
+  if (!ir::is_gpu(target) && last)
+    if (std::string why = masked_tail_problem(f); !why.empty()) {
+      ir::Diagnostic diag{m.file, last->loc, "the cpu schedule: " + why,
+                          "vectorize that loop (or one inside it), or split it with tail=guard or tail=peel"};
+      throw ScheduleError(diag.format());
+    }
   // The kernels the bound loops make, checked as a whole (launch limits, races, barriers).
   if (ir::is_gpu(target) && last) {
     try {

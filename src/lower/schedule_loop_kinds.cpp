@@ -62,11 +62,11 @@ void parallelize(Func& f, const std::string& stage, const std::string& loop) {
   });
 }
 
-void vectorize(Func& f, const std::string& stage, const std::string& loop, int64_t width) {
+void vectorize(Func& f, const std::string& stage, const std::string& loop, int64_t width, TailStrategy tail) {
   if (width <= 0) throw ScheduleError("the vector width must be positive");
   Stage& st = stage_named(f, stage);
   StageLoop& l = concurrent_loop(f, st, loop, "vectorize");
-  split_for_kind(f, st, l, width, loop + ".vector", ForKind::Vectorized);
+  split_for_kind(f, st, l, width, loop + ".vector", ForKind::Vectorized, tail);
 }
 
 void unroll(Func& f, const std::string& stage, const std::string& loop, int64_t factor) {

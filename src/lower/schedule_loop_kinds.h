@@ -8,17 +8,22 @@
 //    in-place Gauss-Seidel sweep or a scan). Reduction loops carry dependences (use rfactor to
 //    parallelize a reduction); so does a loop whose body updates an accumulator declared outside it.
 //  - vectorize splits the loop by `width` (the outer part keeps the name, the SIMD lanes become the
-//    loop "NAME.vector", the remainder is peeled); unroll likewise by `n` ("NAME.unrolled").
+//    loop "NAME.vector", the remainder is peeled, or with tail=mask run as one masked vector);
+//    unroll likewise by `n` ("NAME.unrolled").
 //    Unrolling keeps the order, so it is legal on any loop.
 #pragma once
 #include <string>
 
 #include "lir/loop_ir.h"
+#include "lower/schedule_split.h"
 
 namespace ekb::lower {
 
 void parallelize(lir::Func& f, const std::string& stage, const std::string& loop);
-void vectorize(lir::Func& f, const std::string& stage, const std::string& loop, int64_t width);
+// `tail`: Peel (the default) runs the remainder as scalar iterations; Mask as one more vector of
+// `width` lanes, guarded lane by lane (masked loads and stores in the cpu emitter).
+void vectorize(lir::Func& f, const std::string& stage, const std::string& loop, int64_t width,
+               TailStrategy tail = TailStrategy::Peel);
 void unroll(lir::Func& f, const std::string& stage, const std::string& loop, int64_t factor);
 
 // Why `loop` of `stage` may not run its iterations at once ("" when it may): for parallel,

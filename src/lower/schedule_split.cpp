@@ -54,13 +54,17 @@ StmtP split_one(const Stmt& loop, int64_t factor, TailStrategy tail, const Split
   ExprP start = mul(vo, F);
   auto nest = [&](ExprP outer_extent, ExprP block_start) {
     StmtP body = substitute(loop.body, loop.name, add(loop.min, add(block_start, vi)));
-    if (tail == TailStrategy::Guard && !divides) body = make_if(binary(BinOp::Lt, add(start, vi), extent), body);
+    // A masked tail is the guard's loop nest (so later directives see one nest); its guard, on
+    // vectorized lanes, is printed as a mask.
+    if ((tail == TailStrategy::Guard || tail == TailStrategy::Mask) && !divides)
+      body = make_if(binary(BinOp::Lt, add(start, vi), extent), body);
     StmtP inner = make_for(v.inner, idx(0), F, body, inner_kind);
     return make_for(v.outer, idx(0), simplify(outer_extent), inner, loop.for_kind);
   };
   ExprP blocks = binary(BinOp::Div, add(extent, idx(factor - 1)), F);  // ceil, floor division
   switch (tail) {
     case TailStrategy::Guard:
+    case TailStrategy::Mask:
     case TailStrategy::RoundUp:
       return nest(blocks, start);
     case TailStrategy::ShiftInwards:
@@ -88,8 +92,9 @@ void split_loop(Func& f, Stage& st, size_t index, int64_t factor, const std::str
       std::string why = tail_problem(*l, old.name, factor, tail);
       if (!why.empty()) throw ScheduleError(why, "use tail=guard or tail=peel");
     }
-  StageLoop o{outer, old.role, {}, old.recomputes}, i{inner, old.role, {}, old.recomputes};
+  StageLoop o{outer, old.role, {}, old.recomputes, old.masked_tail}, i{inner, old.role, {}, old.recomputes, old.masked_tail};
   if (tail == TailStrategy::ShiftInwards) o.recomputes = i.recomputes = true;
+  if (tail == TailStrategy::Mask && inner_kind == ForKind::Serial) i.masked_tail = true;
   // Loop names made by vectorize/unroll ("x.vector") are not C identifiers; their variables are.
   auto var_base = [](std::string n) {
     std::replace(n.begin(), n.end(), '.', '_');
@@ -120,6 +125,7 @@ std::optional<TailStrategy> tail_strategy(std::string_view name) {
   if (name == "shift_inwards") return TailStrategy::ShiftInwards;
   if (name == "round_up") return TailStrategy::RoundUp;
   if (name == "peel") return TailStrategy::Peel;
+  if (name == "mask") return TailStrategy::Mask;
   return std::nullopt;
 }
 
@@ -131,12 +137,13 @@ void split(Func& f, const std::string& stage, const std::string& loop, int64_t f
 }
 
 void split_for_kind(Func& f, Stage& st, StageLoop& loop, int64_t factor, const std::string& inner,
-                    ForKind inner_kind) {
+                    ForKind inner_kind, TailStrategy tail) {
   bool all_short = true;
   for (const std::string& v : loop.vars) {
     const Stmt* l = find_loop(*f.body, v);
     std::optional<int64_t> n = l ? constant_extent(*l) : std::nullopt;
-    all_short &= n && *n <= factor;
+    // A masked tail makes a shorter loop one masked block of `factor` lanes.
+    all_short &= n && (tail == TailStrategy::Mask ? *n == factor : *n <= factor);
   }
   if (all_short) {
     f.body = rewrite_loops(f.body, loop.vars, [&](const Stmt& l) {
@@ -149,7 +156,24 @@ void split_for_kind(Func& f, Stage& st, StageLoop& loop, int64_t factor, const s
   // The outer loop keeps the name, so later directives still find it.
   size_t index = static_cast<size_t>(&loop - st.loops.data());
   std::string name = loop.name;
-  split_loop(f, st, index, factor, name, inner, TailStrategy::Peel, inner_kind);
+  split_loop(f, st, index, factor, name, inner, tail, inner_kind);
+}
+
+std::string masked_tail_problem(const Func& f) {
+  for (const Stage& st : f.stages)
+    for (const StageLoop& l : st.loops) {
+      if (!l.masked_tail) continue;
+      for (const std::string& v : l.vars) {
+        const Stmt* loop = find_loop(*f.body, v);
+        bool vectorized = false;
+        if (loop) for_each_stmt(*loop, [&](const Stmt& s) { vectorized |= s.kind == StmtKind::For && s.for_kind == ForKind::Vectorized; });
+        if (loop && !vectorized)
+          return "loop '" + l.name + "' of '" + st.name +
+                 "' was split with tail=mask, but neither it nor a loop inside it is vectorized: its last block "
+                 "would run as guarded scalar iterations";
+      }
+    }
+  return "";
 }
 
 void tile(Func& f, const std::string& stage, const std::string& x, const std::string& y, int64_t fx, int64_t fy,

@@ -90,8 +90,9 @@ std::string schedule_example_section(const ScheduleExample& example, const std::
             "cache_write(stage, loop, local, name) (a register tile), layout(cache, order(...)).\n"
             "The native compiler lowers it to CUDA or OpenCL, and it is checked and timed like a source solution.\n\n"
           : "followed by `schedule cpu { ... }` directives, one per line, applied in order:\n"
-            "split/tile (tail=guard|shift_inwards|round_up|peel), reorder (a reduction loop moved out\n"
-            "accumulates in place), fuse, parallel, vectorize(stage, loop, width), unroll, rfactor.\n"
+            "split/tile (tail=guard|shift_inwards|round_up|peel|mask: mask runs a ragged last block of\n"
+            "vectorized lanes as one masked vector), reorder (a reduction loop moved out accumulates in\n"
+            "place), fuse, parallel, vectorize(stage, loop, width[, tail=mask]), unroll, rfactor.\n"
             "The native compiler lowers it to C, and it is checked and timed like a source solution.\n\n";
   return "## Example: an IR solution with a schedule\n\n" + intro +
          ".\nAn IR solution (`.ekb`) holds the pattern's compute layer (the original, or an equivalent\n"

@@ -48,7 +48,7 @@ TEST(CliDirectives, JsonHoldsTheWholeTable) {
   EXPECT_EQ(split["verb"], "split");
   EXPECT_EQ(split["args"][1]["of"], "stage");
   EXPECT_EQ(split["args"][1]["becomes"], nlohmann::json({"outer", "inner"}));
-  EXPECT_EQ(split["keywords"][0]["choices"], nlohmann::json({"guard", "shift_inwards", "round_up", "peel"}));
+  EXPECT_EQ(split["keywords"][0]["choices"], nlohmann::json({"guard", "shift_inwards", "round_up", "peel", "mask"}));
   EXPECT_EQ(split["targets"], nlohmann::json({"cpu", "cuda", "opencl"}));
   EXPECT_EQ(j["layer_targets"]["gpu"], nlohmann::json({"cuda", "opencl"}));
   EXPECT_EQ(j["arg_kinds"].size(), static_cast<size_t>(ekb::ir::DirectiveArgKind::CacheLines) + 1);

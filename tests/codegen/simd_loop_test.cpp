@@ -55,8 +55,15 @@ TEST(SimdLoop, GathersCallsLaneConditionsAndSharedStoresKeepTheLoop) {
   EXPECT_NE(refusal(lanes(make_store("y", {row_plus_lane()}, e), 8)).find("call"), std::string::npos);
   ExprP lg = call(Intrinsic::Log, ScalarType::F32, {f32_load("x", row_plus_lane())});
   EXPECT_NE(refusal(lanes(make_store("y", {row_plus_lane()}, lg))).find("call"), std::string::npos);
-  StmtP guarded = make_if(binary(BinOp::Lt, idx("l"), index_imm(3)), make_store("y", {row_plus_lane()}, f32_load("x", row_plus_lane())));
+  // A condition on the lanes other than a masked tail's `start + lane < end` (lane stride 2 here).
+  StmtP guarded = make_if(binary(BinOp::Lt, binary(BinOp::Mul, idx("l"), index_imm(2)), index_imm(3)),
+                          make_store("y", {row_plus_lane()}, f32_load("x", row_plus_lane())));
   EXPECT_NE(refusal(lanes(guarded)).find("condition differs between lanes"), std::string::npos);
+  // A masked tail's guard qualifies: the first 3 lanes run.
+  StmtP masked = make_if(binary(BinOp::Lt, idx("l"), index_imm(3)), make_store("y", {row_plus_lane()}, f32_load("x", row_plus_lane())));
+  auto tail = simd_loop(*lanes(masked));
+  ASSERT_TRUE(tail);
+  EXPECT_TRUE(tail->lane_limit(*binary(BinOp::Lt, idx("l"), index_imm(3))));
   // Every lane storing to s[i]: a reduction the pragma loop (or rfactor) must handle.
   EXPECT_NE(refusal(lanes(make_store("s", {idx("i")}, f32_load("x", row_plus_lane())))).find("consecutive"),
             std::string::npos);
