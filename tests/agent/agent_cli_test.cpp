@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -111,6 +112,35 @@ TEST(AgentCli, TheLlmPolicyWithoutAProfileOrWithAnUnknownOneIsAUsageError) {
                          shell(dir / "a") + " " + kWorkload);
   EXPECT_EQ(unknown.code, 2) << unknown.err;
   EXPECT_NE(unknown.err.find("other"), std::string::npos) << "the file's profiles are listed: " << unknown.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// `ekb agent --shard I/N`: the shards of one selection optimize disjoint sets of its workloads,
+// which together are the whole selection (each a trajectory and a solution of its own).
+TEST(AgentCli, ShardsOptimizeDisjointPartsThatTogetherAreTheWholeSelection) {
+  const fs::path dir = ekb::testing::private_temp_path("agent_cli_shards");
+  fs::remove_all(dir);
+  const std::vector<std::string> workloads = {"linalg.gemm/mini", "nn.softmax/kws_1x12", "nn.relu6/mbv2_035_96_48x48x48",
+                                              "img.gaussian3x3/vww_96x96_u8", "audio.fir/kws_320x64"};
+  std::string selection;
+  for (const auto& w : workloads) selection += " " + w;
+  std::map<std::string, int> owners;  // workload -> how many shards wrote its trajectory
+  for (int shard = 0; shard < 2; ++shard) {
+    const fs::path out = dir / ("shard" + std::to_string(shard));
+    auto r = run_ekb("agent --policy search --budget evaluations=2 --step-time 0.05 --shard " + std::to_string(shard) +
+                     "/2 -o " + shell(out) + selection);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    for (const auto& w : workloads)
+      if (fs::exists(out / (w + ".trajectory.jsonl"))) {
+        ++owners[w];
+        EXPECT_TRUE(fs::exists(out / (w + ".ekb"))) << w;
+      }
+  }
+  for (const auto& w : workloads) EXPECT_EQ(owners[w], 1) << w << ": optimized by " << owners[w] << " shards";
   fs::remove_all(dir);
 }
 
