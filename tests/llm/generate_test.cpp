@@ -196,6 +196,25 @@ TEST_F(GenerateTest, AnUnreachableServerFailsEverySampleButFinishesTheRun) {
   }
 }
 
+// `ekb generate --shard I/N` splits by workload and sample: the shards write disjoint samples that
+// together are every sample (here against a server that is down, so each is a failed record).
+TEST_F(GenerateTest, ShardsWriteDisjointSamplesThatTogetherAreEverySample) {
+  std::string path = (dir_ / "down.toml").string();
+  std::ofstream(path) << "[profiles.down]\napi = \"openai\"\nendpoint = \"http://127.0.0.1:"
+                      << ekb::testing_llm::closed_port() << "/v1\"\nmodel = \"m\"\nmax_retries = 0\n";
+  constexpr int kSamples = 6;
+  std::vector<int> writers(kSamples, 0);
+  for (int shard = 0; shard < 2; ++shard) {
+    fs::path out = dir_ / ("shard" + std::to_string(shard));
+    auto gen = run_ekb("generate --models " + shell(path) + " --model down --samples " + std::to_string(kSamples) +
+                       " --no-cache --shard " + std::to_string(shard) + "/2 " + kWorkload + " --out " + shell(out));
+    EXPECT_NE(gen.code, 2) << gen.out << gen.err;  // not a usage error; every sample it owns failed
+    for (int s = 0; s < kSamples; ++s)
+      writers[s] += fs::exists(out / "nn.softmax" / ("kws_1x12.s" + std::to_string(s) + ".meta.json"));
+  }
+  for (int s = 0; s < kSamples; ++s) EXPECT_EQ(writers[s], 1) << "sample " << s;
+}
+
 TEST_F(GenerateTest, TheCacheAndReplay) {
   server_.set_script([this](const Received&) { return Reply::answer(chatty(correct_)); });
   auto first = run_ekb(generate(std::string("--model loop --samples 2 ") + kWorkload + " --out " + shell(dir_ / "a")));
