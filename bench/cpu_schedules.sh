@@ -17,7 +17,8 @@
 # checked against the same f64 reference. Every time is the median, with the interquartile range
 # (p25-p75) beside it; speedups are ratios of medians over the default; the roofline fraction is
 # attainable time / median time, attainable = max(ops / peak FLOP rate, bytes / bandwidth) from
-# `ekb calibrate` (src/eval/roofline.h), as in `ekb eval`'s report.
+# `ekb calibrate` (src/eval/roofline.h), as in `ekb eval`'s report. A printed fraction above 100% is
+# listed at the end as an error and the script exits 3: the roof must be an upper bound (issue 23).
 # OpenBLAS: the machine's OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE hold it back, so the vendor
 # command alone runs without them; where OpenBLAS then falls back to its generic kernel on an
 # AVX-512 CPU it does not know, SkylakeX is named for it; the kernel OpenBLAS chose is printed.
@@ -105,6 +106,7 @@ print()
 print(f"{'workload':<38} {'bound':<7} {'default ms (IQR)':>26} {'scheduled ms (IQR)':>26} {'vendor ms (IQR)':>26}"
       f" {'x sched':>8} {'x vendor':>8} {'roof def':>8} {'roof sch':>8} {'roof ven':>8} {'sch/ven':>7}"
       f" {'copy ms':>8} {'of copy':>7} {'target':>10} {'of target':>9}")
+above_roof = []  # (workload, which, fraction) of every printed fraction above 100%
 for w, r in results.items():
     roof = r.get("roofline") or {}
     bound = roof.get("bound", "-")
@@ -128,6 +130,10 @@ for w, r in results.items():
         target_cells = f" {'85% copy':>10} {copy['median'] / sched['median'] / 0.85:9.2f}"
     else:
         target_cells = f" {'-':>10} {'-':>9}"
+    for which, x in (("default", roof.get("baseline_fraction")), ("scheduled", roof.get("fraction")),
+                     ("vendor", v.get("roofline_fraction"))):
+        if x is not None and x > 1.0:
+            above_roof.append((w, which, x))
     print(f"{w:<38} {bound:<7} {cell(base):>26} {cell(sched):>26} {cell(vt):>26} {r['speedup']:7.2f}x {x_vendor}"
           f" {pct(roof.get('baseline_fraction')):>8} {pct(roof.get('fraction')):>8} {pct(v.get('roofline_fraction')):>8} {sch_ven}"
           f"{copy_cells}{target_cells}{note}")
@@ -138,4 +144,11 @@ print("copy: a same-size copy (the row's input bytes read, its output bytes writ
 print("all cores, compiled and timed cold like a candidate): the rate a kernel of that size can reach;")
 print("of copy: its time / the scheduled time. target: 0.8 of the vendor's rate, or 85% of the copy's;")
 print("of target: the schedule's rate / the target rate (>= 1.00 meets it).")
+if above_roof:
+    # A roofline is an upper bound: a kernel above it means the op counts or the calibrated roofs
+    # are wrong (docs/METRICS.md), never that the kernel is that good.
+    print("\nERROR: roofline fractions above 100% (the roof is not an upper bound; see docs/METRICS.md):")
+    for w, which, x in above_roof:
+        print(f"  {w:<38} {which:<9} {100 * x:6.1f}%")
+    sys.exit(3)
 PY
