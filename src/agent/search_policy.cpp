@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace ekb::agent {
@@ -58,6 +59,11 @@ void SearchPolicy::learn(const AgentState& state) {
       best_ = *pending_;
       if (pending_layer_ == Layer::Schedule) schedule_kept_ = true;
       else memory_text_ = text(Layer::Memory, best_);
+    } else if (pending_layer_ == Layer::Memory && memory_text_.empty() && *pending_ == best_) {
+      // The sketch's own memory layer was not kept: the best program has none, so its memory
+      // genes are off (a later change of one gene is then one change, not several).
+      for (const auto& g : sketch_->genes())
+        if (g.layer == Layer::Memory && std::count(g.values.begin(), g.values.end(), 0)) best_[g.name] = 0;
     } else if (pending_single_change_ && step.outcome != "unusable" &&
                (step.outcome != "slower" || (step.speedup && *step.speedup < kBadChangeFraction * state.best_speedup))) {
       bad_.insert(*pending_single_change_);
@@ -99,7 +105,7 @@ std::optional<GeneValues> SearchPolicy::mutate(Layer layer) {
     if (v == best_ || !sketch_->feasible(v)) continue;  // a second change undid the first, or no block fits
     // A gene the layer's text does not show (a GEMM's pack without the panel order) would measure
     // the best again: noise taken for a result.
-    if (text(layer, v) == text(layer, best_)) continue;
+    if (text(layer, v) == (layer == Layer::Memory ? memory_text_ : text(Layer::Schedule, best_))) continue;
     // A schedule must keep the kept memory layer valid: its text may name the schedule's loops.
     if (layer == Layer::Schedule && text(Layer::Memory, v) != memory_text_ && !memory_text_.empty()) continue;
     if (tried_.insert(std::string(layer_name(layer)) + ":" + text(layer, v)).second) return v;

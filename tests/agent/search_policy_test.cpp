@@ -126,11 +126,15 @@ TEST(Sketches, TheContractionSketchTilesWithARegisterTileAndCachesItInTheMemoryL
   v["cache_tile"] = 1;
   const std::string memory = sketch.memory(v);
   EXPECT_NE(memory.find("cache_write(C, "), std::string::npos) << memory;
-  // With the reduction blocked inside the column panels, B's block of the panel can be packed.
+  // With the reduction blocked inside the column panels, B's block of the panel can be packed. A
+  // GEMM this large starts so, its tile cached; a small one starts from the plain order.
+  EXPECT_EQ(v["order"], 0);
+  EXPECT_EQ(sketch.initial()["pack"], 0);
   Sketch square(analysis_of("linalg.gemm/square_1024"));
   GeneValues p = square.initial();
-  p["order"] = 1;
-  p["pack"] = 1;
+  EXPECT_EQ(p["order"], 1);
+  EXPECT_EQ(p["pack"], 1);
+  EXPECT_EQ(p["cache_tile"], 1);
   EXPECT_TRUE(has(square.schedule(p), "reorder(C, j_o, k_o, i_o, k_i, i_i, j_i)")) << square.schedule(p);
   EXPECT_TRUE(has(square.memory(p), "cache_read(B, C, k_o, tile, B_p)")) << square.memory(p);
   EXPECT_TRUE(has(square.memory(p), "vectorize(B_p, c1, 16)")) << square.memory(p);
