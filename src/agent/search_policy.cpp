@@ -91,6 +91,7 @@ std::optional<GeneValues> SearchPolicy::mutate(Layer layer) {
   // Near neighbours first (one or two genes changed). Once they are all tried, farther points (up
   // to every gene changed): a sketch of few genes ran out of near neighbours after a third of its
   // budget, and the search stopped there.
+  const std::string kept = layer == Layer::Memory ? memory_text_ : text(Layer::Schedule, best_);
   for (int attempt = 0; attempt < 2 * kMutationTries; ++attempt) {
     GeneValues v = best_;
     const bool far = attempt >= kMutationTries;
@@ -105,10 +106,11 @@ std::optional<GeneValues> SearchPolicy::mutate(Layer layer) {
     if (v == best_ || !sketch_->feasible(v)) continue;  // a second change undid the first, or no block fits
     // A gene the layer's text does not show (a GEMM's pack without the panel order) would measure
     // the best again: noise taken for a result.
-    if (text(layer, v) == (layer == Layer::Memory ? memory_text_ : text(Layer::Schedule, best_))) continue;
+    const std::string proposed = text(layer, v);
+    if (proposed == kept) continue;
     // A schedule must keep the kept memory layer valid: its text may name the schedule's loops.
-    if (layer == Layer::Schedule && text(Layer::Memory, v) != memory_text_ && !memory_text_.empty()) continue;
-    if (tried_.insert(std::string(layer_name(layer)) + ":" + text(layer, v)).second) return v;
+    if (layer == Layer::Schedule && !memory_text_.empty() && text(Layer::Memory, v) != memory_text_) continue;
+    if (tried_.insert(std::string(layer_name(layer)) + ":" + proposed).second) return v;
   }
   return std::nullopt;
 }

@@ -722,14 +722,18 @@ std::string Sketch::memory(const GeneValues& v) const {
         if (!pure.empty()) d.push_back(fmt::format("prefetch({}, {}, {}, {})", s.name, pure.back().name, input_, distance));
       }
   }
+  // The schedule's loop order, which both caches below are placed by.
+  std::optional<ContractionLoops> loops;
+  if (class_ == PatternClass::Contraction && (get("cache_tile") || get("pack"))) {
+    std::vector<std::string> ignored;
+    loops = contraction(v, &ignored);
+  }
   if (class_ == PatternClass::Contraction && get("cache_tile")) {
     // The output tile accumulated in a local buffer under the loop just outside the innermost
     // reduction loop: the schedule's loop order decides which that is.
-    std::vector<std::string> ignored;
-    const ContractionLoops loops = contraction(v, &ignored);
     const auto pure = loops_of(o, false);
-    const auto& order = loops.order;
-    const std::string& inner_k = loops.inner_reduction;
+    const auto& order = loops->order;
+    const std::string& inner_k = loops->inner_reduction;
     auto k = std::find(order.begin(), order.end(), inner_k);
     if (k != order.end() && k != order.begin()) {
       const std::string buffer = o.name + "_l";
@@ -744,11 +748,9 @@ std::string Sketch::memory(const GeneValues& v) const {
   if (class_ == PatternClass::Contraction && get("pack") && !packable_.empty()) {
     // The j-side operand's block of the panel copied into a contiguous buffer once per panel and
     // reduction block (the hand-written GEMM's packing of B), its rows read with unit stride.
-    std::vector<std::string> ignored;
-    const ContractionLoops loops = contraction(v, &ignored);
-    if (!loops.panel_reduction.empty()) {
+    if (!loops->panel_reduction.empty()) {
       const std::string buffer = packable_ + "_p";
-      d.push_back(fmt::format("cache_read({}, {}, {}, tile, {})", packable_, o.name, loops.panel_reduction, buffer));
+      d.push_back(fmt::format("cache_read({}, {}, {}, tile, {})", packable_, o.name, loops->panel_reduction, buffer));
       if (const int vec = get("vector"); vec > 0)
         cache_schedule.push_back(fmt::format("vectorize({}, c{}, {})", buffer, packable_rank_ - 1, vec));
     }
